@@ -1,0 +1,3 @@
+//! The whole flow on built-in data.
+
+fn main() {}

@@ -1,0 +1,85 @@
+//! Why a submit call was rejected: the error class and, for parameter errors, the cause.
+
+/// The class of a rejected submit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Rejected before the payload could be parsed.
+    Parameter,
+    /// The payload parsed but did not decode into the response type.
+    Payload,
+}
+
+/// Which of the four parameter causes fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParameterCause {
+    /// The arguments were not one JSON object.
+    UndecodableArguments,
+    /// A required parameter was absent or of the wrong JSON type.
+    #[serde(rename = "absent_or_mistyped")]
+    AbsentOrMistyped,
+    /// The payload arrived as a string that is not an object followed by closing tokens.
+    #[serde(rename = "stringified_declined")]
+    StringifiedDeclined,
+    /// The payload was written inside the reasoning and could not be recovered from there.
+    #[serde(rename = "reasoning_declined")]
+    ReasoningDeclined,
+}
+
+/// A rejected submit's error. Match [`SubmitError::class`] and [`SubmitError::cause`], never
+/// the message: it quotes model-written text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitError {
+    /// Rejected before the payload could be parsed.
+    #[error("parameter error: {message}")]
+    Parameter {
+        /// The cause that fired.
+        cause: ParameterCause,
+        /// The message the model got.
+        message: String,
+        /// For a declined stringified payload: its byte length and bounded, escaped opening.
+        echo: Option<String>,
+    },
+    /// The payload did not decode into the response type.
+    #[error("payload error: {message}")]
+    Payload {
+        /// The message the model got.
+        message: String,
+    },
+}
+
+impl SubmitError {
+    /// The error class.
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            SubmitError::Parameter { .. } => ErrorClass::Parameter,
+            SubmitError::Payload { .. } => ErrorClass::Payload,
+        }
+    }
+
+    /// The cause of a parameter error; `None` for a payload error.
+    pub fn cause(&self) -> Option<ParameterCause> {
+        match self {
+            SubmitError::Parameter { cause, .. } => Some(*cause),
+            SubmitError::Payload { .. } => None,
+        }
+    }
+
+    /// The message the model got.
+    pub fn message(&self) -> &str {
+        match self {
+            SubmitError::Parameter { message, .. } | SubmitError::Payload { message } => message,
+        }
+    }
+
+    /// What the trace records: the displayed error plus ` (<echo>)` for a declined string.
+    pub fn trace_text(&self) -> String {
+        match self {
+            SubmitError::Parameter {
+                echo: Some(echo), ..
+            } => format!("{self} ({echo})"),
+            _ => self.to_string(),
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Options of a submit tool and the errors of building one.
+
+use std::borrow::Cow;
+
+use crate::metadata::{
+    Metadata, MetadataErrors, SubmitResult, DEFAULT_DESCRIPTION, DEFAULT_PAYLOAD_DESCRIPTION,
+    DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE, DEFAULT_TOOL_NAME,
+};
+
+/// Which form the Gemini definition's parameter schema takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GeminiSchema {
+    /// `parameters`: the legacy OpenAPI 3.0 subset (upper-case types, `nullable`, no `$ref`).
+    #[default]
+    Legacy,
+    /// `parametersJsonSchema`: plain JSON Schema.
+    JsonSchema,
+}
+
+/// How a submit tool is named, described and shaped.
+///
+/// Start from [`Options::new`] (every default), [`Options::for_response`] (the type's
+/// `#[submit_result(...)]` metadata) or [`Options::from_tag`], then adjust with the builder
+/// methods. Empty strings mean "use the default". Nothing is checked until the tool is built.
+///
+/// ```
+/// use submit_result::Options;
+///
+/// let options = Options::new()
+///     .tool_name("submit_review")
+///     .payload_field_name("review")
+///     .omit_reasoning(true);
+/// assert_eq!(options.get_tool_name(), "submit_review");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub(crate) tool_name: Cow<'static, str>,
+    pub(crate) description: Cow<'static, str>,
+    pub(crate) success_message: Cow<'static, str>,
+    pub(crate) payload_field_name: Cow<'static, str>,
+    pub(crate) payload_description: Cow<'static, str>,
+    pub(crate) omit_reasoning: bool,
+    pub(crate) omit_payload_fields: Vec<String>,
+    pub(crate) flat_payload: bool,
+    pub(crate) strict: bool,
+    pub(crate) gemini_schema: GeminiSchema,
+    pub(crate) schema_settings: Option<schemars::generate::SchemaSettings>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+fn or_default(value: Option<Cow<'static, str>>, default: &'static str) -> Cow<'static, str> {
+    value.unwrap_or(Cow::Borrowed(default))
+}
+
+impl Options {
+    /// Options with every default: tool `submit_result`, payload `result`, reasoning on.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new();
+    /// assert_eq!(options.get_tool_name(), "submit_result");
+    /// ```
+    pub fn new() -> Self {
+        Options::from_metadata(&Metadata::EMPTY)
+    }
+
+    /// Options from metadata, with defaults for what it leaves out.
+    ///
+    /// ```
+    /// use submit_result::{Metadata, Options};
+    ///
+    /// let metadata = Metadata::from_tag("name=submit_plan,flat").unwrap();
+    /// assert_eq!(Options::from_metadata(&metadata).get_tool_name(), "submit_plan");
+    /// ```
+    pub fn from_metadata(metadata: &Metadata) -> Self {
+        Options {
+            tool_name: or_default(metadata.name.clone(), DEFAULT_TOOL_NAME),
+            description: or_default(metadata.description.clone(), DEFAULT_DESCRIPTION),
+            success_message: or_default(metadata.success.clone(), DEFAULT_SUCCESS_MESSAGE),
+            payload_field_name: or_default(metadata.payload.clone(), DEFAULT_PAYLOAD_FIELD),
+            payload_description: or_default(
+                metadata.payload_description.clone(),
+                DEFAULT_PAYLOAD_DESCRIPTION,
+            ),
+            omit_reasoning: metadata.omit_reasoning,
+            omit_payload_fields: Vec::new(),
+            flat_payload: metadata.flat,
+            strict: false,
+            gemini_schema: GeminiSchema::default(),
+            schema_settings: None,
+        }
+    }
+
+    /// Options from the metadata `#[derive(SubmitResult)]` recorded on `R`.
+    ///
+    /// ```
+    /// use submit_result::{Options, SubmitResult};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
+    /// #[submit_result(name = "submit_analysis", payload = "analysis")]
+    /// struct Analysis {
+    ///     summary: String,
+    /// }
+    ///
+    /// let options = Options::for_response::<Analysis>();
+    /// assert_eq!(options.get_payload_field_name(), "analysis");
+    /// ```
+    pub fn for_response<R: SubmitResult>() -> Self {
+        Options::from_metadata(&R::metadata())
+    }
+
+    /// Options from a tag string in the seed's grammar: comma-separated `key=value` parts,
+    /// `\,` for a literal comma, bare `flat`/`omit_reasoning` flags.
+    ///
+    /// Keys are `name`, `description`, `success`, `payload`, `payloadDescription`, `flat` and
+    /// `omitReasoning` (also `payload_description`, `omit_reasoning`), matched without regard
+    /// to case. Every mistake is reported.
+    ///
+    /// ```
+    /// use submit_result::Options;
+    ///
+    /// let options = Options::from_tag("name=submit_decision,payloadDescription=a\\, b,flat")?;
+    /// assert_eq!(options.get_tool_name(), "submit_decision");
+    /// assert_eq!(options.get_payload_description(), "a, b");
+    ///
+    /// let error = Options::from_tag("nmae=x").unwrap_err();
+    /// assert!(error.to_string().contains("did you mean `name`?"));
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
+    pub fn from_tag(tag: &str) -> Result<Self, BuildError> {
+        Ok(Options::from_metadata(&Metadata::from_tag(tag)?))
+    }
+
+    /// Sets the tool name (default `submit_result`).
+    pub fn tool_name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.tool_name = name.into();
+        self
+    }
+
+    /// Sets the tool description (default: a text saying the call is terminal and final).
+    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Sets the `message` of the success tool result (default `Result submitted successfully.`).
+    pub fn success_message(mut self, message: impl Into<Cow<'static, str>>) -> Self {
+        self.success_message = message.into();
+        self
+    }
+
+    /// Sets the payload parameter's name (default `result`).
+    pub fn payload_field_name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.payload_field_name = name.into();
+        self
+    }
+
+    /// Sets the payload parameter's description (default `Structured result payload.`).
+    pub fn payload_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.payload_description = description.into();
+        self
+    }
+
+    /// Drops the `reasoning` parameter; the accepted reasoning is then `""`.
+    pub fn omit_reasoning(mut self, omit: bool) -> Self {
+        self.omit_reasoning = omit;
+        self
+    }
+
+    /// Withholds top-level payload properties from the advertised schema (decoding still
+    /// reads them). Each name must be a property of the schema and not required.
+    pub fn omit_payload_fields<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.omit_payload_fields = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Advertises each payload property as its own parameter beside `reasoning`.
+    pub fn flat_payload(mut self, flat: bool) -> Self {
+        self.flat_payload = flat;
+        self
+    }
+
+    /// Asks OpenAI and Anthropic for strict schema adherence (off by default).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Picks the form of Gemini's parameter schema (default [`GeminiSchema::Legacy`]).
+    pub fn gemini_schema(mut self, form: GeminiSchema) -> Self {
+        self.gemini_schema = form;
+        self
+    }
+
+    /// Sets the schemars settings used to reflect the payload type (default: draft 2020-12).
+    pub fn schema_settings(mut self, settings: schemars::generate::SchemaSettings) -> Self {
+        self.schema_settings = Some(settings);
+        self
+    }
+
+    /// The tool name as set, before defaults for empty strings apply.
+    pub fn get_tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// The payload parameter's name as set.
+    pub fn get_payload_field_name(&self) -> &str {
+        &self.payload_field_name
+    }
+
+    /// The payload parameter's description as set.
+    pub fn get_payload_description(&self) -> &str {
+        &self.payload_description
+    }
+}
+
+/// Why a submit tool could not be built. Each message says what to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The metadata (a tag string) has mistakes.
+    #[error("invalid submit_result metadata: {0}")]
+    Metadata(#[from] MetadataErrors),
+    /// A tool name outside `^[A-Za-z0-9_-]{1,64}$`.
+    #[error("invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
+    InvalidToolName(String),
+    /// A payload field name outside `^[A-Za-z0-9_-]{1,64}$`.
+    #[error("invalid payload field name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
+    InvalidPayloadFieldName(String),
+    /// The payload parameter is named `reasoning` while reasoning is advertised.
+    #[error("the payload field cannot be named `reasoning` while the reasoning parameter is advertised: choose another payload field name, or set omit_reasoning")]
+    PayloadNamedReasoning,
+    /// Under `flat`, a payload property named `reasoning` while reasoning is advertised.
+    #[error("flat payload property `reasoning` collides with the reasoning parameter: rename the property, or set omit_reasoning")]
+    FlatPropertyNamedReasoning,
+    /// `flat` on a payload whose schema is not an object with properties.
+    #[error("flat payload needs a struct with named fields, but the payload schema is {0}: turn flat off")]
+    FlatNotAnObject(String),
+    /// `omit_payload_fields` names a property the schema does not have.
+    #[error("cannot omit payload field `{0}`: the payload schema has no such top-level property")]
+    OmitUnknownField(String),
+    /// `omit_payload_fields` names a property twice.
+    #[error("cannot omit payload field `{0}` twice: list each field once")]
+    OmitDuplicateField(String),
+    /// `omit_payload_fields` names a required property: every submit would then fail to decode.
+    #[error("cannot omit payload field `{0}`: it is required, so every submit would fail to decode; give it a serde default or make it an Option")]
+    OmitRequiredField(String),
+    /// The payload schema could not be made strict for a provider.
+    #[error("cannot make the payload schema strict for {provider}: {reason}; turn strict off or change the type")]
+    NotStrict {
+        /// The provider whose strict mode cannot express the schema.
+        provider: crate::Provider,
+        /// What in the schema stands in the way, with its JSON pointer.
+        reason: String,
+    },
+    /// The schema cannot be expressed in Gemini's legacy subset.
+    #[error("cannot express the payload schema in Gemini's legacy schema subset: {0}; use GeminiSchema::JsonSchema")]
+    GeminiLegacy(String),
+    /// A JSON Schema document (§9) that is not a valid schema.
+    #[error("invalid payload JSON Schema: {0}")]
+    InvalidSchema(String),
+}

@@ -1,0 +1,69 @@
+//! The four wire formats: one file each, holding the definition and the reading of a call.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A provider's wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    /// Anthropic Messages: `tool_use` blocks, `input` is a JSON object.
+    Claude,
+    /// Gemini function declarations: `functionCall` parts, `args` is a JSON object.
+    Gemini,
+    /// OpenAI Chat Completions: tool calls whose `arguments` is a JSON string.
+    OpenAiChat,
+    /// OpenAI Responses: `function_call` items whose `arguments` is a JSON string.
+    OpenAiResponses,
+}
+
+impl Provider {
+    /// Every provider, in a fixed order.
+    pub const ALL: [Provider; 4] = [
+        Provider::Claude,
+        Provider::Gemini,
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+    ];
+
+    /// The provider's command-line name (`claude`, `gemini`, `openai-chat`, `openai-responses`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Claude => "claude",
+            Provider::Gemini => "gemini",
+            Provider::OpenAiChat => "openai-chat",
+            Provider::OpenAiResponses => "openai-responses",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        match self {
+            Provider::Claude => 0,
+            Provider::Gemini => 1,
+            Provider::OpenAiChat => 2,
+            Provider::OpenAiResponses => 3,
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A provider name that is not one of `claude`, `gemini`, `openai-chat`, `openai-responses`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`")]
+pub struct UnknownProvider(pub String);
+
+impl FromStr for Provider {
+    type Err = UnknownProvider;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| UnknownProvider(s.to_owned()))
+    }
+}

@@ -1,0 +1,1 @@
+//! The trace of submit calls an engineer reads.
