@@ -21,5 +21,5 @@ pub use metadata::{
 pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, Outcome, Recovery, Rejected};
 pub use parse::Arguments;
-pub use provider::{Provider, UnknownProvider};
+pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use tool::SubmitTool;

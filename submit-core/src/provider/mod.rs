@@ -67,3 +67,43 @@ impl FromStr for Provider {
             .ok_or_else(|| UnknownProvider(s.to_owned()))
     }
 }
+
+mod claude;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+
+use crate::parse::Arguments;
+
+/// A call read out of a provider's native call object.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    /// The call id (`id`, `call_id`), when the shape carries one.
+    pub id: Option<&'a str>,
+    /// The called tool's name, when present.
+    pub name: Option<&'a str>,
+    /// The arguments.
+    pub arguments: Arguments<'a>,
+}
+
+/// A call object that is not in the provider's shape.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a {provider} tool call: {reason}")]
+pub struct CallShapeError {
+    /// The provider whose shape was expected.
+    pub provider: Provider,
+    /// What is wrong with the object.
+    pub reason: String,
+}
+
+impl Provider {
+    /// Reads a call in this provider's native shape (CLI.md's table).
+    pub fn read_call(self, call: &serde_json::Value) -> Result<Call<'_>, CallShapeError> {
+        match self {
+            Provider::Claude => claude::read_call(call),
+            Provider::Gemini => gemini::read_call(call),
+            Provider::OpenAiChat => openai_chat::read_call(call),
+            Provider::OpenAiResponses => openai_responses::read_call(call),
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! Anthropic Messages: the tool definition and the `tool_use` block.
+
+use serde_json::Value;
+
+use super::{Call, CallShapeError};
+
+// ---------------------------------------------------------------------------------------------
+// Definition
+// ---------------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------------
+// Reading a call
+// ---------------------------------------------------------------------------------------------
+
+/// Reads a call in this provider's native shape.
+pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
+    let _ = call;
+    todo!("read a call")
+}
