@@ -1,2 +1,64 @@
 //! The tool loop: tools and their context, hooks, interrupts and resume, streaming, and the
 //! executor that gates a terminal submit through result validators.
+//!
+//! The loop is runtime-agnostic: models, tools, hooks and validators are `async`, and
+//! concurrency uses `futures` only. Tools are typed at the edges and exchange JSON inside.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Weather { city: String }
+//!
+//! let model = ScriptedModel::new()
+//!     .then_message(vec![Part::tool_request("weather", None, json!({"city": "Paris"}))])
+//!     .then_text("Sunny in Paris.");
+//! let weather = Tool::new("weather", "Current weather.", |_ctx: ToolContext, w: Weather| async move {
+//!     Ok::<_, ToolError>(format!("sunny in {}", w.city))
+//! });
+//! let agent = Agent::new(model).tool(weather);
+//! let response = futures::executor::block_on(agent.generate(vec![Message::user("Weather?")])).unwrap();
+//! assert_eq!(response.text(), "Sunny in Paris.");
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod context;
+mod error;
+mod executor;
+mod hook;
+mod message;
+mod middleware;
+mod model;
+mod run;
+mod schema;
+mod stream;
+mod tool;
+
+pub use context::ToolContext;
+pub use error::{BoxError, RunError, RunErrorKind, ToolError};
+pub use executor::{
+    validator_fn, Committed, Execution, Executor, ExecutorError, Finding, FindingKind,
+    ResultValidator, Terminal, TraceRecord, TraceStatus,
+};
+pub use hook::{
+    tool_hook_fn, turn_hook_fn, ModelHook, ModelNext, Next, ToolCall, ToolHook, TurnEnd, TurnHook,
+    TurnInfo,
+};
+pub use message::{
+    Chunk, Interrupt, JsonObject, Media, MediaSource, Message, Part, PartError, PartKind,
+    PendingOutput, Restart, Role, ToolRequest, ToolResponse,
+};
+pub use middleware::{SoftToolErrors, ToolApproval, ToolCallDecision, TOOL_APPROVAL};
+pub use model::{
+    model_fn, FinishReason, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel,
+    ToolChoice, Usage,
+};
+pub use run::{Agent, Response, Resume, DEFAULT_MAX_TURNS};
+pub use stream::{ChunkSink, ModelStream, StreamError};
+pub use tool::{
+    interrupt_as, DefinitionError, InterruptedCall, Tool, ToolDefinition, ToolOutput, TypedTool,
+};
