@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::context::{to_object, ToolContext};
+use crate::context::{to_object, CallState, Stage, ToolContext};
 use crate::error::ToolError;
 use crate::message::{JsonObject, Part, PartKind, Restart, ToolRequest, KEY_INTERRUPT_RESPONSE};
 use crate::schema;
@@ -215,9 +215,17 @@ impl Tool {
         &self.inner.definition
     }
 
-    /// Runs the tool outside a loop (a detached context).
+    /// Runs the tool directly, outside a loop: its own part sink (attached parts are folded
+    /// into the output), no stream, no restart, no hooks.
     pub async fn call(&self, input: Value) -> Result<ToolOutput, ToolError> {
-        self.run(ToolContext::detached(), input).await
+        let state = CallState::new(self.name().to_owned(), None, None, None);
+        let ctx = ToolContext::for_stage(Arc::clone(&state), Stage::Tool);
+        let result = self.run(ctx, input).await;
+        let attached = state.take_parts();
+        result.map(|mut out| {
+            out.content.extend(attached);
+            out
+        })
     }
 
     /// Validates the input, then runs the function with `ctx`.
