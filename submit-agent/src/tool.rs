@@ -441,7 +441,7 @@ pub struct InterruptedCall<In, Out, Res> {
     _types: PhantomData<fn() -> (Out, Res)>,
 }
 
-impl<In: Serialize, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
+impl<In, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
     /// The interrupt data decoded by JSON shape; `None` for a bare interrupt or a mismatch.
     pub fn data<T: DeserializeOwned>(&self) -> Option<T> {
         interrupt_as(&self.part)
@@ -450,13 +450,6 @@ impl<In: Serialize, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res
     /// A restart directive: the tool runs again and receives `resume`.
     pub fn restart(&self, resume: Res) -> Part {
         self.directive(None, &resume)
-    }
-
-    /// A restart directive that replaces the input; the tool reads the old one with
-    /// [`ToolContext::original_input`].
-    pub fn restart_with_input(&self, input: In, resume: Res) -> Part {
-        let input = serde_json::to_value(&input).unwrap_or(Value::Null);
-        self.directive(Some(input), &resume)
     }
 
     /// A respond directive: the model reads `output` as the tool's answer; the tool is not run.
@@ -502,6 +495,15 @@ impl<In: Serialize, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res
             }),
             metadata: self.part.metadata.clone(),
         }
+    }
+}
+
+impl<In: Serialize, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
+    /// A restart directive that replaces the input; the tool reads the old one with
+    /// [`ToolContext::original_input`].
+    pub fn restart_with_input(&self, input: In, resume: Res) -> Part {
+        let input = serde_json::to_value(&input).unwrap_or(Value::Null);
+        self.directive(Some(input), &resume)
     }
 }
 
