@@ -116,12 +116,14 @@ impl Chain {
         call: ToolCall,
         state: Arc<CallState>,
     ) -> Result<ToolOutput, ToolError> {
+        let span = tracing::info_span!("tool", name = %call.name);
         let next = Next {
             chain: Arc::clone(self),
             index: 0,
             state,
         };
-        match AssertUnwindSafe(next.run(call)).catch_unwind().await {
+        let run = AssertUnwindSafe(next.run(call)).catch_unwind();
+        match tracing::Instrument::instrument(run, span).await {
             Ok(result) => result,
             Err(panic) => {
                 let message = panic
