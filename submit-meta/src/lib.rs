@@ -188,7 +188,12 @@ pub fn suggest<'a>(unknown: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let unknown = unknown.to_ascii_lowercase();
     candidates
         .iter()
-        .map(|candidate| (edit_distance(&unknown, &candidate.to_ascii_lowercase()), *candidate))
+        .map(|candidate| {
+            (
+                edit_distance(&unknown, &candidate.to_ascii_lowercase()),
+                *candidate,
+            )
+        })
         .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
@@ -286,7 +291,11 @@ impl fmt::Display for Error {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    let known = if *tag { known.tag_str() } else { known.as_str() };
+                    let known = if *tag {
+                        known.tag_str()
+                    } else {
+                        known.as_str()
+                    };
                     write!(f, "`{known}`")?;
                 }
                 Ok(())
@@ -439,6 +448,13 @@ impl<S: Clone> Builder<S> {
         self.errors.push((error, at));
     }
 
+    /// Takes the mistakes recorded so far, so a caller can report them in source order.
+    ///
+    /// Cross-key rules are checked by [`Builder::finish_located`], not here.
+    pub fn take_errors(&mut self) -> Vec<(Error, S)> {
+        std::mem::take(&mut self.errors)
+    }
+
     /// Where `key` was set, if it was.
     pub fn location(&self, key: Key) -> Option<&S> {
         self.seen
@@ -503,7 +519,10 @@ mod tests {
         let keys: Vec<&str> = Key::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(suggest("nmae", &keys), Some("name"));
         assert_eq!(suggest("payload_desc", &keys), None);
-        assert_eq!(suggest("payload_descriptoin", &keys), Some("payload_description"));
+        assert_eq!(
+            suggest("payload_descriptoin", &keys),
+            Some("payload_description")
+        );
         assert_eq!(suggest("zzzzzz", &keys), None);
     }
 
