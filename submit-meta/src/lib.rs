@@ -231,7 +231,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// One mistake in metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// A key that is not one of [`Key::ALL`].
+    /// A key that is not one of [`Key::ALL`] (nor, in the attribute spelling, `crate`).
     UnknownKey {
         /// The key as written.
         key: String,
@@ -282,11 +282,10 @@ impl fmt::Display for Error {
                 suggestion,
                 tag,
             } => {
-                write!(f, "unknown submit_result attribute `{key}`")?;
-                if let Some(suggestion) = suggestion {
-                    write!(f, ", did you mean `{suggestion}`?")?;
-                }
-                f.write_str(" expected one of ")?;
+                write!(
+                    f,
+                    "unknown submit_result attribute `{key}`, expected one of "
+                )?;
                 for (i, known) in Key::ALL.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
@@ -297,6 +296,13 @@ impl fmt::Display for Error {
                         known.as_str()
                     };
                     write!(f, "`{known}`")?;
+                }
+                // The attribute spelling also takes the path of the runtime crate.
+                if !*tag {
+                    f.write_str(", `crate`")?;
+                }
+                if let Some(suggestion) = suggestion {
+                    write!(f, "; did you mean `{suggestion}`?")?;
                 }
                 Ok(())
             }
@@ -524,6 +530,28 @@ mod tests {
             Some("payload_description")
         );
         assert_eq!(suggest("zzzzzz", &keys), None);
+    }
+
+    #[test]
+    fn unknown_key_lists_the_keys_of_its_spelling_then_suggests() {
+        let attribute = Error::UnknownKey {
+            key: "nmae".into(),
+            suggestion: Some("name"),
+            tag: false,
+        };
+        assert_eq!(
+            attribute.to_string(),
+            "unknown submit_result attribute `nmae`, expected one of `name`, `description`, \
+             `success`, `payload`, `payload_description`, `flat`, `omit_reasoning`, `crate`; \
+             did you mean `name`?"
+        );
+        let errors = Metadata::from_tag("omitreasonin").unwrap_err();
+        assert_eq!(
+            errors.to_string(),
+            "unknown submit_result attribute `omitreasonin`, expected one of `name`, \
+             `description`, `success`, `payload`, `payloadDescription`, `flat`, \
+             `omitReasoning`; did you mean `omitReasoning`?"
+        );
     }
 
     #[test]
