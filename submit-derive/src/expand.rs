@@ -117,3 +117,205 @@ fn text(value: Option<&str>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+
+    /// Reads and validates `input` as the derive does, returning the model's metadata or
+    /// every error message.
+    fn model(input: &DeriveInput) -> Result<Metadata, Vec<String>> {
+        let cx = Ctxt::new();
+        let model = Input::from_syn(&cx, input);
+        valid::check(&cx, &model);
+        match cx.check() {
+            Ok(()) => Ok(model.attrs.metadata),
+            Err(errors) => Err(errors.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    fn errors(input: &DeriveInput) -> Vec<String> {
+        model(input).err().unwrap_or_default()
+    }
+
+    #[test]
+    fn every_mistake_of_one_derive_is_reported() {
+        let input = parse_quote! {
+            #[submit_result(nmae = "x", description = "", flat = "yes", payload = 7)]
+            #[submit_result("payload=reasoning,successs=Done.,name=has space,flat=maybe")]
+            #[submit_result(description = "Again.", omit_reasoning = 1, crate = 5)]
+            enum Verdict { Approve }
+        };
+        let errors = errors(&input);
+        assert_eq!(errors.len(), 11, "{errors:#?}");
+    }
+
+    #[test]
+    fn flat_rules_add_to_attribute_errors() {
+        let input = parse_quote! {
+            #[submit_result(flat, name = "bad name")]
+            struct Review {
+                reasoning: String,
+                #[schemars(rename = "reasoning")]
+                why: String,
+            }
+        };
+        let errors = errors(&input);
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert!(errors[0].starts_with("invalid tool name `bad name`"));
+        assert!(errors[1].starts_with("field `reasoning` collides"));
+        assert!(errors[2].starts_with("field `why` is renamed to `reasoning`"));
+    }
+
+    #[test]
+    fn duplicates_are_found_across_attributes_and_spellings() {
+        let input = parse_quote! {
+            #[submit_result(payload_description = "a")]
+            #[submit_result("PAYLOADDESCRIPTION=b")]
+            #[submit_result(omit_reasoning = false)]
+            #[submit_result("omitReasoning")]
+            #[submit_result(crate = "a", crate = "b")]
+            struct Analysis { summary: String }
+        };
+        assert_eq!(
+            errors(&input),
+            [
+                "duplicate submit_result attribute `payload_description`",
+                "duplicate submit_result attribute `omit_reasoning`",
+                "duplicate submit_result attribute `crate`",
+            ]
+        );
+    }
+
+    #[test]
+    fn attributes_of_other_derives_are_skipped() {
+        let input = parse_quote! {
+            /// Documented.
+            #[serde(deny_unknown_fields, rename_all = "camelCase")]
+            #[schemars(nmae = "not ours")]
+            #[other(nmae)]
+            #[submit_result(name = "submit_analysis")]
+            struct Analysis { summary: String }
+        };
+        let metadata = model(&input).unwrap();
+        assert_eq!(metadata.name.as_deref(), Some("submit_analysis"));
+    }
+
+    #[test]
+    fn both_spellings_build_one_metadata() {
+        let input = parse_quote! {
+            #[submit_result(name = "submit_plan", flat = true)]
+            #[submit_result("payload=plan,payloadDescription=Steps\\, in order,omitReasoning=FALSE")]
+            struct Plan { steps: Vec<String> }
+        };
+        let metadata = model(&input).unwrap();
+        assert_eq!(metadata.name.as_deref(), Some("submit_plan"));
+        assert_eq!(metadata.payload.as_deref(), Some("plan"));
+        assert_eq!(
+            metadata.payload_description.as_deref(),
+            Some("Steps, in order")
+        );
+        assert!(metadata.flat);
+        assert!(!metadata.omit_reasoning);
+    }
+
+    #[test]
+    fn flat_ignores_fields_that_are_not_advertised_as_reasoning() {
+        let input = parse_quote! {
+            #[submit_result(flat)]
+            #[serde(rename_all = "UPPERCASE")]
+            struct Analysis {
+                reasoning: String,
+                #[serde(skip)]
+                r#reasoning2: String,
+                #[serde(rename(serialize = "reasoning", deserialize = "why"))]
+                why: String,
+                #[serde(flatten)]
+                rest: Rest,
+            }
+        };
+        assert_eq!(errors(&input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn flat_sees_raw_idents_and_deserialize_renames() {
+        let input = parse_quote! {
+            #[submit_result(flat)]
+            #[serde(rename_all(serialize = "UPPERCASE", deserialize = "camelCase"))]
+            struct Analysis {
+                r#reasoning_: String,
+            }
+        };
+        let errors = errors(&input);
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert!(errors[0].contains("under `rename_all = \"camelCase\"`"));
+    }
+
+    #[test]
+    fn flat_on_each_shape_that_is_not_a_named_struct_is_an_error() {
+        let inputs: [DeriveInput; 4] = [
+            parse_quote!(
+                #[submit_result(flat)]
+                enum A {
+                    B,
+                }
+            ),
+            parse_quote!(
+                #[submit_result(flat)]
+                struct A(u8);
+            ),
+            parse_quote!(
+                #[submit_result(flat)]
+                struct A;
+            ),
+            parse_quote!(#[submit_result(flat)] union A { b: u8 }),
+        ];
+        for input in &inputs {
+            let errors = errors(input);
+            assert_eq!(errors.len(), 1, "{errors:#?}");
+            assert!(errors[0].starts_with("`flat` needs a struct with named fields"));
+        }
+        let off: DeriveInput = parse_quote!(
+            #[submit_result(flat = false)]
+            enum A {
+                B,
+            }
+        );
+        assert!(model(&off).is_ok());
+    }
+
+    #[test]
+    fn malformed_attributes_are_errors_not_panics() {
+        let inputs: [DeriveInput; 6] = [
+            parse_quote!(
+                #[submit_result]
+                struct A;
+            ),
+            parse_quote!(
+                #[submit_result = "x"]
+                struct A;
+            ),
+            parse_quote!(
+                #[submit_result(name("x"))]
+                struct A;
+            ),
+            parse_quote!(
+                #[submit_result(name =)]
+                struct A;
+            ),
+            parse_quote!(
+                #[submit_result("a", "b")]
+                struct A;
+            ),
+            parse_quote!(
+                #[submit_result(b"name=x")]
+                struct A;
+            ),
+        ];
+        for input in &inputs {
+            assert_eq!(errors(input).len(), 1, "{:#?}", errors(input));
+        }
+    }
+}
