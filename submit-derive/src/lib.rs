@@ -13,7 +13,7 @@ mod valid;
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
-/// Derives `SubmitResult` from `#[submit_result(...)]`; documented in the `submit-result` crate.
+// Its documentation is on the re-export, `submit_result::SubmitResult`, where rustdoc shows it.
 #[proc_macro_derive(SubmitResult, attributes(submit_result))]
 pub fn derive_submit_result(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
