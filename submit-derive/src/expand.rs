@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use submit_meta::Metadata;
+use syn::spanned::Spanned;
 use syn::{DeriveInput, Generics};
 
 use crate::ast::Input;
@@ -44,7 +45,8 @@ fn wrap(
     let generics = with_bounds(&input.generics);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let use_submit = match crate_path {
-        Some(path) => quote!(use #path as _submit;),
+        // Spanned on the user's literal, so a path that does not resolve is reported there.
+        Some(path) => quote_spanned!(path.span()=> use #path as _submit;),
         None => quote!(
             use ::submit_result as _submit;
         ),
