@@ -91,15 +91,21 @@ fn tag_literal(attr: &Attribute) -> syn::Result<Option<LitStr>> {
     let Some(TokenTree::Literal(_)) = list.tokens.clone().into_iter().next() else {
         return Ok(None);
     };
-    syn::parse2::<LitStr>(list.tokens.clone())
-        .map(Some)
-        .map_err(|_| {
-            syn::Error::new_spanned(
-                &list.tokens,
-                "expected one tag string alone, `#[submit_result(\"name=submit_x,flat\")]`, \
+    let alone = |input: ParseStream| {
+        let tag: LitStr = input.parse()?;
+        // A trailing comma, as rustfmt may leave after a long literal.
+        if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+        }
+        Ok(tag)
+    };
+    list.parse_args_with(alone).map(Some).map_err(|_| {
+        syn::Error::new_spanned(
+            &list.tokens,
+            "expected one tag string alone, `#[submit_result(\"name=submit_x,flat\")]`, \
                  or `key = value` pairs, `#[submit_result(name = \"submit_x\", flat)]`",
-            )
-        })
+        )
+    })
 }
 
 /// Reads one `key = value` of the attribute spelling.

@@ -209,7 +209,7 @@ mod tests {
     fn both_spellings_build_one_metadata() {
         let input = parse_quote! {
             #[submit_result(name = "submit_plan", flat = true)]
-            #[submit_result("payload=plan,payloadDescription=Steps\\, in order,omitReasoning=FALSE")]
+            #[submit_result("payload=plan,payloadDescription=Steps\\, in order,omitReasoning=FALSE",)]
             struct Plan { steps: Vec<String> }
         };
         let metadata = model(&input).unwrap();
