@@ -21,11 +21,11 @@ pub use submit_agent as agent;
 #[doc(hidden)]
 pub mod __private {
     #[doc(hidden)]
-    pub use serde::de::DeserializeOwned;
-    #[doc(hidden)]
     pub use schemars::JsonSchema;
     #[doc(hidden)]
-    pub use submit_core::{Metadata, SubmitResult};
+    pub use serde::de::DeserializeOwned;
     #[doc(hidden)]
     pub use std::borrow::Cow;
+    #[doc(hidden)]
+    pub use submit_core::{Metadata, SubmitResult};
 }
