@@ -1,6 +1,7 @@
 //! Options of a submit tool and the errors of building one.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::metadata::{
     Metadata, MetadataErrors, SubmitResult, DEFAULT_DESCRIPTION, DEFAULT_PAYLOAD_DESCRIPTION,
@@ -44,7 +45,9 @@ pub struct Options {
     pub(crate) flat_payload: bool,
     pub(crate) strict: bool,
     pub(crate) gemini_schema: GeminiSchema,
-    pub(crate) schema_settings: Option<schemars::generate::SchemaSettings>,
+    /// Behind a mutex: schemars' transforms are `Send` but not `Sync`, and a built tool is
+    /// shared across threads.
+    pub(crate) schema_settings: Option<Arc<Mutex<schemars::generate::SchemaSettings>>>,
 }
 
 impl Default for Options {
@@ -202,7 +205,32 @@ impl Options {
 
     /// Sets the schemars settings used to reflect the payload type (default: draft 2020-12).
     pub fn schema_settings(mut self, settings: schemars::generate::SchemaSettings) -> Self {
-        self.schema_settings = Some(settings);
+        self.schema_settings = Some(Arc::new(Mutex::new(settings)));
+        self
+    }
+
+    /// The schemars settings to reflect with, if any were set.
+    pub(crate) fn schema_settings_clone(&self) -> Option<schemars::generate::SchemaSettings> {
+        self.schema_settings.as_ref().map(|settings| {
+            settings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        })
+    }
+
+    /// These options with the defaults applied to every empty string.
+    pub(crate) fn with_defaults(mut self) -> Self {
+        fn fill(value: &mut Cow<'static, str>, default: &'static str) {
+            if value.is_empty() {
+                *value = Cow::Borrowed(default);
+            }
+        }
+        fill(&mut self.tool_name, DEFAULT_TOOL_NAME);
+        fill(&mut self.description, DEFAULT_DESCRIPTION);
+        fill(&mut self.success_message, DEFAULT_SUCCESS_MESSAGE);
+        fill(&mut self.payload_field_name, DEFAULT_PAYLOAD_FIELD);
+        fill(&mut self.payload_description, DEFAULT_PAYLOAD_DESCRIPTION);
         self
     }
 
@@ -220,6 +248,75 @@ impl Options {
     pub fn get_payload_description(&self) -> &str {
         &self.payload_description
     }
+
+    /// The tool description as set.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new().description("Submit the plan.");
+    /// assert_eq!(options.get_description(), "Submit the plan.");
+    /// ```
+    pub fn get_description(&self) -> &str {
+        &self.description
+    }
+
+    /// The success message as set.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new();
+    /// assert_eq!(options.get_success_message(), "Result submitted successfully.");
+    /// ```
+    pub fn get_success_message(&self) -> &str {
+        &self.success_message
+    }
+
+    /// Whether the `reasoning` parameter is dropped.
+    ///
+    /// ```
+    /// assert!(submit_result::Options::new().omit_reasoning(true).get_omit_reasoning());
+    /// ```
+    pub fn get_omit_reasoning(&self) -> bool {
+        self.omit_reasoning
+    }
+
+    /// The payload properties withheld from the advertised schema.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new().omit_payload_fields(["notes"]);
+    /// assert_eq!(options.get_omit_payload_fields(), ["notes"]);
+    /// ```
+    pub fn get_omit_payload_fields(&self) -> &[String] {
+        &self.omit_payload_fields
+    }
+
+    /// Whether each payload property is advertised as its own parameter.
+    ///
+    /// ```
+    /// assert!(submit_result::Options::from_tag("flat").unwrap().get_flat_payload());
+    /// ```
+    pub fn get_flat_payload(&self) -> bool {
+        self.flat_payload
+    }
+
+    /// Whether strict mode is asked for.
+    ///
+    /// ```
+    /// assert!(!submit_result::Options::new().get_strict());
+    /// ```
+    pub fn get_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The form of Gemini's parameter schema.
+    ///
+    /// ```
+    /// use submit_result::{GeminiSchema, Options};
+    ///
+    /// let options = Options::new().gemini_schema(GeminiSchema::JsonSchema);
+    /// assert_eq!(options.get_gemini_schema(), GeminiSchema::JsonSchema);
+    /// ```
+    pub fn get_gemini_schema(&self) -> GeminiSchema {
+        self.gemini_schema
+    }
 }
 
 /// Why a submit tool could not be built. Each message says what to change.
@@ -230,7 +327,9 @@ pub enum BuildError {
     #[error("invalid submit_result metadata: {0}")]
     Metadata(#[from] MetadataErrors),
     /// A tool name outside `^[A-Za-z0-9_-]{1,64}$`.
-    #[error("invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
+    #[error(
+        "invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`"
+    )]
     InvalidToolName(String),
     /// A payload field name outside `^[A-Za-z0-9_-]{1,64}$`.
     #[error("invalid payload field name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
