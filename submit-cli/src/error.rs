@@ -1,0 +1,128 @@
+//! Why a command failed. Every failure exits with status 2 and one line on standard error.
+
+use std::path::PathBuf;
+
+use submit_core::{BuildError, CallShapeError};
+
+/// A failure of the command (a rejected submit is a result, not one of these).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A required option absent from a hand-built argument struct.
+    #[error("missing required option {0}")]
+    Missing(&'static str),
+    /// An option given an empty value.
+    #[error("an option was given an empty value: give it a value or leave it out")]
+    EmptyValue,
+    /// The `--tag` string has mistakes.
+    #[error("--tag: {0}")]
+    Tag(BuildError),
+    /// `--strict` with `--provider gemini`.
+    #[error("gemini has no strict mode: drop --strict or pick another provider")]
+    GeminiStrict,
+    /// A file (or standard input) that could not be read.
+    #[error("cannot read {what} {}: {source}", show(path))]
+    Read {
+        /// What the file holds (`schema file`, `call file`, `calls file`).
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file that is not the JSON it should hold.
+    #[error("{what} {} is not JSON: {source}", show(path))]
+    NotJson {
+        /// What the file holds.
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// What the decoder said.
+        source: serde_json::Error,
+    },
+    /// The call is not in the provider's shape.
+    #[error("{0}: pass the call object exactly as the provider returned it")]
+    CallShape(CallShapeError),
+    /// The tool could not be built from the schema and options.
+    #[error("{0}")]
+    Build(BuildError),
+    /// A file that could not be created or written.
+    #[error("cannot write {what} {}: {source}", show(path))]
+    Write {
+        /// What the file is for.
+        what: &'static str,
+        /// The file; `None` for standard output.
+        path: Option<PathBuf>,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+fn show(path: &Option<PathBuf>) -> String {
+    match path {
+        Some(path) => format!("`{}`", path.display()),
+        None => "(standard input/output)".to_owned(),
+    }
+}
+
+impl CliError {
+    /// The message as one line: any line breaks inside (from wrapped errors) become spaces.
+    pub fn one_line(&self) -> String {
+        one_line(&self.to_string())
+    }
+}
+
+/// Joins the non-empty lines of `text` with single spaces.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Renders a clap error as one line: everything before its `Usage:` block, joined.
+pub fn clap_one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let head: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Usage:"))
+        .filter(|line| !line.is_empty())
+        .collect();
+    let line = head.join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_joins_lines() {
+        assert_eq!(one_line("a\n  b\n\nc\n"), "a b c");
+    }
+
+    #[test]
+    fn read_error_names_the_file() {
+        let error = CliError::Read {
+            what: "schema file",
+            path: Some(PathBuf::from("missing.json")),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        };
+        assert_eq!(
+            error.one_line(),
+            "cannot read schema file `missing.json`: no such file"
+        );
+    }
+
+    #[test]
+    fn clap_errors_become_one_line_naming_the_option() {
+        use clap::Parser;
+        let error =
+            crate::args::Cli::try_parse_from(["submit-result", "definition", "--schema", "s"])
+                .unwrap_err();
+        let line = clap_one_line(&error);
+        assert!(!line.contains('\n'));
+        assert!(line.contains("--provider"), "{line}");
+    }
+}
