@@ -11,7 +11,8 @@ use crate::error::CliError;
 /// Build tool definitions and parse or triage calls of a terminal `submit_result` tool whose
 /// payload is described by a JSON Schema.
 #[derive(Debug, Parser)]
-#[command(name = "submit-result", version, about, max_term_width = 100)]
+#[command(name = "submit-result", version, max_term_width = 100)]
+#[command(subcommand_required = true, arg_required_else_help = false)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -80,14 +80,15 @@ pub fn one_line(text: &str) -> String {
         .join(" ")
 }
 
-/// Renders a clap error as one line: everything before its `Usage:` block, joined.
+/// Renders a clap error as one line: everything before its `Usage:` block, joined, without
+/// the pointer to `--help`.
 pub fn clap_one_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
     let head: Vec<&str> = rendered
         .lines()
         .map(str::trim)
         .take_while(|line| !line.starts_with("Usage:"))
-        .filter(|line| !line.is_empty())
+        .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
         .collect();
     let line = head.join(" ");
     line.strip_prefix("error: ").unwrap_or(&line).to_owned()
@@ -123,6 +124,9 @@ mod tests {
                 .unwrap_err();
         let line = clap_one_line(&error);
         assert!(!line.contains('\n'));
-        assert!(line.contains("--provider"), "{line}");
+        assert_eq!(
+            line,
+            "the following required arguments were not provided: --provider <PROVIDER>"
+        );
     }
 }
