@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use submit_core::{GeminiSchema, Options, Provider};
+use submit_core::{BuildError, GeminiSchema, Metadata, Options, Provider};
 
 use crate::error::CliError;
 
@@ -156,6 +156,30 @@ impl Common {
         self.schema.as_ref().ok_or(CliError::Missing("--schema"))
     }
 
+    /// The metadata a tag sets. A tag naming its payload `reasoning` is refused unless
+    /// `--omit-reasoning` or `--payload` overrides what makes it a mistake; construction checks
+    /// the final combination again.
+    fn tag_metadata(&self, tag: &str) -> Result<Metadata, CliError> {
+        let mut builder = submit_meta::Builder::default();
+        for part in submit_meta::split_tag(tag) {
+            builder.tag_part(&part, ());
+        }
+        let (metadata, errors) = builder.finish_located();
+        let overridden = self.omit_reasoning || self.payload.is_some();
+        let errors: Vec<submit_meta::Error> = errors
+            .into_iter()
+            .map(|(error, ())| error)
+            .filter(|error| !(overridden && *error == submit_meta::Error::PayloadNamedReasoning))
+            .collect();
+        if errors.is_empty() {
+            Ok(metadata)
+        } else {
+            Err(CliError::Tag(BuildError::Metadata(submit_meta::Errors(
+                errors,
+            ))))
+        }
+    }
+
     /// The tool's options: the tag (if any) as the base, then every explicit flag over it.
     ///
     /// Gemini has no strict mode, so `--strict` with `--provider gemini` is an error. For the
@@ -164,7 +188,7 @@ impl Common {
     pub fn options(&self) -> Result<Options, CliError> {
         let provider = self.provider()?;
         let mut options = match &self.tag {
-            Some(tag) => Options::from_tag(tag).map_err(CliError::Tag)?,
+            Some(tag) => Options::from_metadata(&self.tag_metadata(tag)?),
             None => Options::new(),
         };
         for value in [
@@ -352,6 +376,70 @@ mod tests {
         let error = common(cli).options().unwrap_err();
         assert!(matches!(error, CliError::Tag(_)));
         assert!(error.to_string().contains("nmae"), "{error}");
+    }
+
+    #[test]
+    fn tag_flags_are_overridden_by_flags() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "flat=false,omitReasoning=false",
+            "--flat",
+            "--omit-reasoning",
+        ])
+        .unwrap();
+        let common = common(cli);
+        let metadata = common.tag_metadata(common.tag.as_deref().unwrap()).unwrap();
+        assert!(!metadata.flat && !metadata.omit_reasoning);
+        // The flags win over the tag's `false` (Options has no getters for these two).
+        let options = format!("{:?}", common.options().unwrap());
+        assert!(options.contains("omit_reasoning: true"), "{options}");
+        assert!(options.contains("flat_payload: true"), "{options}");
+    }
+
+    #[test]
+    fn tag_payload_reasoning_is_fine_with_omit_reasoning_flag() {
+        let args = |extra: &[&'static str]| {
+            let mut args = vec![
+                "definition",
+                "--provider",
+                "claude",
+                "--schema",
+                "s",
+                "--tag",
+                "payload=reasoning",
+            ];
+            args.extend_from_slice(extra);
+            common(parse(&args).unwrap())
+        };
+        let error = args(&[]).options().unwrap_err();
+        assert!(error.to_string().contains("`reasoning`"), "{error}");
+        let options = args(&["--omit-reasoning"]).options().unwrap();
+        assert_eq!(options.get_payload_field_name(), "reasoning");
+        let options = args(&["--payload", "answer"]).options().unwrap();
+        assert_eq!(options.get_payload_field_name(), "answer");
+    }
+
+    #[test]
+    fn tag_mistakes_are_all_reported() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "nmae=x,flat=maybe,name=a,name=b",
+        ])
+        .unwrap();
+        let message = common(cli).options().unwrap_err().to_string();
+        assert!(message.contains("`nmae`"), "{message}");
+        assert!(message.contains("got `maybe`"), "{message}");
+        assert!(message.contains("duplicate"), "{message}");
     }
 
     #[test]

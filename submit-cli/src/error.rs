@@ -43,7 +43,7 @@ pub enum CliError {
     #[error("{0}: pass the call object exactly as the provider returned it")]
     CallShape(CallShapeError),
     /// The tool could not be built from the schema and options.
-    #[error("{0}")]
+    #[error("{}", build_message(.0))]
     Build(BuildError),
     /// A file that could not be created or written.
     #[error("cannot write {what} {}: {source}", show(path))]
@@ -55,6 +55,26 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+/// A construction error, its advice given in command-line terms where the library's names a
+/// Rust remedy.
+fn build_message(error: &BuildError) -> String {
+    match error {
+        BuildError::OmitRequiredField(field) => format!(
+            "cannot omit payload field `{field}`: the schema requires it, so every submit would \
+             fail to validate; drop --omit-field {field} or remove it from the schema's `required`"
+        ),
+        BuildError::FlatNotAnObject(what) => format!(
+            "--flat needs a payload schema that is an object with properties, but it is {what}: \
+             drop --flat"
+        ),
+        BuildError::GeminiLegacy(reason) => format!(
+            "cannot express the payload schema in Gemini's legacy schema subset: {reason}; pass \
+             --gemini-json-schema"
+        ),
+        other => other.to_string(),
+    }
 }
 
 fn show(path: &Option<PathBuf>) -> String {
@@ -97,6 +117,23 @@ pub fn clap_one_line(error: &clap::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn construction_errors_give_command_line_advice() {
+        let error = CliError::Build(BuildError::OmitRequiredField("summary".to_owned()));
+        assert_eq!(
+            error.one_line(),
+            "cannot omit payload field `summary`: the schema requires it, so every submit would \
+             fail to validate; drop --omit-field summary or remove it from the schema's `required`"
+        );
+        let error = CliError::Build(BuildError::GeminiLegacy("recursive at /x".to_owned()));
+        assert!(error.one_line().ends_with("pass --gemini-json-schema"));
+        let error = CliError::Build(BuildError::OmitUnknownField("nope".to_owned()));
+        assert_eq!(
+            error.one_line(),
+            BuildError::OmitUnknownField("nope".to_owned()).to_string()
+        );
+    }
 
     #[test]
     fn one_line_joins_lines() {
