@@ -61,7 +61,8 @@ pub struct TriageArgs {
     /// Print the summary as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Write every outcome, one JSON object a line, to this file.
+    /// Write every outcome to this file, one JSON object a line (the shapes `parse` prints),
+    /// each with a leading `line` member: the number of the input line it came from.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// How many of the most common declined shapes to list.

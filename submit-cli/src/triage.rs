@@ -281,6 +281,7 @@ impl Report {
         let rows: [(&str, Option<Share>); 15] = [
             ("lines", None),
             ("calls", None),
+            ("malformed lines", None),
             ("accepted", Some(self.accepted)),
             ("  clean", Some(self.clean)),
             ("  stringified", Some(self.recovery.stringified)),
@@ -305,7 +306,6 @@ impl Report {
                 Some(self.cause.reasoning_declined),
             ),
             ("  payload", Some(self.class.payload)),
-            ("malformed lines", None),
         ];
         for (label, share) in rows {
             let _ = match (label, share) {
@@ -322,6 +322,9 @@ impl Report {
                 ),
                 (_, None) => Ok(()),
             };
+        }
+        if !self.malformed.first.is_empty() {
+            let _ = writeln!(out, "\nmalformed lines (first {MALFORMED_KEPT}):");
         }
         for malformed in &self.malformed.first {
             let _ = writeln!(out, "  line {}: {}", malformed.line, malformed.reason);
