@@ -447,6 +447,10 @@ where
         let mut line = buffer.as_slice();
         line = line.strip_suffix(b"\n").unwrap_or(line);
         line = line.strip_suffix(b"\r").unwrap_or(line);
+        if number == 1 {
+            // A byte-order mark some editors put at the start of a file is not part of a call.
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             summary.record_malformed(number, "empty line");
             continue;
@@ -653,6 +657,17 @@ not json\n\
         assert_eq!(lines[1]["line"], 3);
         assert_eq!(lines[1]["class"], "payload");
         assert_eq!(lines[1]["cause"], Value::Null);
+    }
+
+    #[test]
+    fn byte_order_mark_is_skipped_on_the_first_line_only() {
+        let summary = triage(
+            b"\xEF\xBB\xBF{\"kind\":\"clean\"}\n\xEF\xBB\xBF{\"kind\":\"clean\"}\n",
+            None,
+        );
+        assert_eq!(summary.clean, 1);
+        let lines: Vec<u64> = summary.malformed_first.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [2]);
     }
 
     #[test]

@@ -410,6 +410,22 @@ fn parse_reads_standard_input_without_a_file_or_with_dash() {
 }
 
 #[test]
+fn parse_gemini_bare_function_call() {
+    let call =
+        json!({"name": "submit_result", "args": {"reasoning": "r", "result": {"summary": "s"}}});
+    assert_eq!(
+        parse_stdin("gemini", &call),
+        json!({
+            "accepted": true,
+            "response": {"summary": "s"},
+            "reasoning": "r",
+            "recovery": null,
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
 fn parse_absent_payload_is_absent_or_mistyped() {
     let value = parse_stdin("claude", &tool_use(json!({"reasoning": "r"})));
     assert_eq!(
