@@ -13,6 +13,11 @@ use crate::error::CliError;
 #[derive(Debug, Parser)]
 #[command(name = "submit-result", version, max_term_width = 100)]
 #[command(subcommand_required = true, arg_required_else_help = false)]
+#[command(
+    after_help = "Exit status: 0 when the command did its work, a rejected submit \
+included (it is a result); 2 for a usage mistake, an unreadable file, a call not in the \
+provider's shape or a tool that cannot be built, with one line on standard error."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -27,6 +32,13 @@ pub enum Command {
     /// Read one tool call in the provider's native shape and print its outcome as JSON.
     Parse(ParseArgs),
     /// Read one call a line (JSONL), possibly millions, and print a summary of the outcomes.
+    #[command(
+        after_help = "The summary counts clean accepts, each recovery, each rejection \
+class and cause, with their shares of the calls, and lists the most common declined shapes: \
+what followed the payload object when a recovery declined. A line that is not JSON or not a \
+call in the provider's shape is counted as malformed and reported by number; it never stops \
+the triage. A progress bar is drawn on standard error when it is a terminal."
+    )]
     Triage(TriageArgs),
 }
 

@@ -704,6 +704,24 @@ fn exit_2_for_construction_errors() {
 }
 
 #[test]
+fn help_and_version_exit_0_on_stdout() {
+    for args in [
+        &["--help"][..],
+        &["triage", "--help"][..],
+        &["--version"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.is_empty(), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("submit-result"),
+            "{args:?}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
 fn exit_0_for_a_rejected_submit() {
     let out = run(&[
         "parse",
