@@ -20,9 +20,9 @@ pub enum CliError {
     #[error("gemini has no strict mode: drop --strict or pick another provider")]
     GeminiStrict,
     /// A file (or standard input) that could not be read.
-    #[error("cannot read {what} {}: {source}", show(path))]
+    #[error("cannot read {what} {}: {source}", show(path, "from standard input"))]
     Read {
-        /// What the file holds (`schema file`, `call file`, `calls file`).
+        /// What the file holds (`schema file`, `call`, `calls`).
         what: &'static str,
         /// The file; `None` for standard input.
         path: Option<PathBuf>,
@@ -30,7 +30,7 @@ pub enum CliError {
         source: std::io::Error,
     },
     /// A file that is not the JSON it should hold.
-    #[error("{what} {} is not JSON: {source}", show(path))]
+    #[error("{what} {} is not JSON: {source}", show(path, "from standard input"))]
     NotJson {
         /// What the file holds.
         what: &'static str,
@@ -46,7 +46,7 @@ pub enum CliError {
     #[error("{}", build_message(.0))]
     Build(BuildError),
     /// A file that could not be created or written.
-    #[error("cannot write {what} {}: {source}", show(path))]
+    #[error("cannot write {what} {}: {source}", show(path, "to standard output"))]
     Write {
         /// What the file is for.
         what: &'static str,
@@ -77,10 +77,11 @@ fn build_message(error: &BuildError) -> String {
     }
 }
 
-fn show(path: &Option<PathBuf>) -> String {
+/// The file in backquotes, or `stdio` when there is none.
+fn show(path: &Option<PathBuf>, stdio: &str) -> String {
     match path {
         Some(path) => format!("`{}`", path.display()),
-        None => "(standard input/output)".to_owned(),
+        None => stdio.to_owned(),
     }
 }
 
@@ -132,6 +133,20 @@ mod tests {
         assert_eq!(
             error.one_line(),
             BuildError::OmitUnknownField("nope".to_owned()).to_string()
+        );
+    }
+
+    #[test]
+    fn standard_input_is_named_when_there_is_no_file() {
+        let source = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let error = CliError::NotJson {
+            what: "call",
+            path: None,
+            source,
+        };
+        assert_eq!(
+            error.one_line(),
+            "call from standard input is not JSON: EOF while parsing an object at line 1 column 1"
         );
     }
 

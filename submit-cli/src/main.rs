@@ -111,7 +111,7 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
     let tool = build(&args.common)?;
     let path = file_or_stdin(args.call.as_ref());
     let read_error = |source| CliError::Read {
-        what: "call file",
+        what: "call",
         path: path.map(Path::to_path_buf),
         source,
     };
@@ -126,7 +126,7 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
             .map_err(read_error)?,
     };
     let call: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
-        what: "call file",
+        what: "call",
         path: path.map(Path::to_path_buf),
         source,
     })?;
@@ -140,7 +140,7 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
     let tool = build(&args.common)?;
     let path = file_or_stdin(args.calls.as_ref());
     let read_error = |source| CliError::Read {
-        what: "calls file",
+        what: "calls",
         path: path.map(Path::to_path_buf),
         source,
     };

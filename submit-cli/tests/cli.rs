@@ -598,12 +598,12 @@ fn exit_2_for_unreadable_files() {
             &not_json,
         ],
         None,
-        "call file",
+        "not_json.txt` is not JSON",
     );
     assert_usage_error(
         &["parse", "--provider", "claude", "--schema", &schema],
         Some(b"{\"type\": "),
-        "not JSON",
+        "call from standard input is not JSON",
     );
     assert_usage_error(
         &[
