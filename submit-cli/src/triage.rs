@@ -420,6 +420,36 @@ pub fn handler(
 /// `out` (when given) as one JSON line tagged with its line number, and returns the counts.
 /// A line that is empty, not JSON, or refused by `handle` is counted as malformed and skipped.
 /// Memory stays constant: one reused line buffer, bounded malformed and shape lists.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use submit_cli::triage::{run, Handled, Input};
+/// use submit_core::{Accepted, Outcome};
+///
+/// // A stand-in for a tool's handler: accepts `{"ok": …}`, refuses anything else.
+/// let handle = |call: &Value| match call.get("ok") {
+///     Some(response) => Ok(Handled {
+///         outcome: Outcome::Accepted(Accepted {
+///             response: response.clone(),
+///             reasoning: String::new(),
+///             recovery: None,
+///             tool_result: json!({"success": true}),
+///         }),
+///         shape: None,
+///     }),
+///     None => Err("not a call".to_owned()),
+/// };
+/// let calls = b"{\"ok\": 1}\nnot json\n{\"other\": 2}\n{\"ok\": 3}\n";
+/// let input = Input { reader: &calls[..], size: None, progress: false };
+/// let mut out = Vec::new();
+/// let summary = run(input, Some(&mut out), handle).map_err(|e| format!("{e:?}"))?;
+///
+/// assert_eq!((summary.lines, summary.calls(), summary.clean), (4, 2, 2));
+/// let malformed: Vec<u64> = summary.malformed_first.iter().map(|m| m.line).collect();
+/// assert_eq!(malformed, [2, 3]);
+/// assert_eq!(String::from_utf8(out).map_err(|e| e.to_string())?.lines().count(), 2);
+/// # Ok::<(), String>(())
+/// ```
 pub fn run<R, H>(
     mut input: Input<R>,
     mut out: Option<&mut dyn Write>,
