@@ -111,14 +111,14 @@ impl From<ProviderArg> for Provider {
 }
 
 /// Options shared by every subcommand.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Args)]
 pub struct Common {
     /// The wire format.
-    #[arg(long, value_enum, value_name = "PROVIDER", required = true)]
-    pub provider: Option<ProviderArg>,
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: ProviderArg,
     /// The payload's JSON Schema.
-    #[arg(long, value_name = "FILE", required = true)]
-    pub schema: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub schema: PathBuf,
     /// Tool name [default: submit_result].
     #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
     pub name: Option<String>,
@@ -156,17 +156,9 @@ pub struct Common {
 }
 
 impl Common {
-    /// The provider chosen; clap makes the option required, so this only fails when the
-    /// struct was built by hand.
-    pub fn provider(&self) -> Result<Provider, CliError> {
-        self.provider
-            .map(Provider::from)
-            .ok_or(CliError::Missing("--provider"))
-    }
-
-    /// The schema file named; required like [`Common::provider`].
-    pub fn schema_path(&self) -> Result<&PathBuf, CliError> {
-        self.schema.as_ref().ok_or(CliError::Missing("--schema"))
+    /// The provider chosen.
+    pub fn provider(&self) -> Provider {
+        self.provider.into()
     }
 
     /// The metadata a tag sets. A tag naming its payload `reasoning` is refused unless
@@ -199,7 +191,7 @@ impl Common {
     /// other providers the Gemini definition is never printed, so it is built in its plain
     /// JSON Schema form, which any schema the other providers accept can take.
     pub fn options(&self) -> Result<Options, CliError> {
-        let provider = self.provider()?;
+        let provider = self.provider();
         let mut options = match &self.tag {
             Some(tag) => Options::from_metadata(&self.tag_metadata(tag)?),
             None => Options::new(),
@@ -287,7 +279,7 @@ mod tests {
             ("openai-responses", Provider::OpenAiResponses),
         ] {
             let cli = parse(&["definition", "--provider", name, "--schema", "s.json"]).unwrap();
-            assert_eq!(common(cli).provider().unwrap(), provider);
+            assert_eq!(common(cli).provider(), provider);
         }
     }
 

@@ -7,9 +7,6 @@ use submit_core::{BuildError, CallShapeError};
 /// A failure of the command (a rejected submit is a result, not one of these).
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// A required option absent from a hand-built argument struct.
-    #[error("missing required option {0}")]
-    Missing(&'static str),
     /// An option given an empty value.
     #[error("an option was given an empty value: give it a value or leave it out")]
     EmptyValue,

@@ -72,7 +72,7 @@ pub fn main() -> ExitCode {
 /// Reads the schema file and builds the tool from it and the options.
 fn build(common: &Common) -> Result<SubmitTool<Value>, CliError> {
     let options = common.options()?;
-    let path = common.schema_path()?;
+    let path = &common.schema;
     let text = std::fs::read(path).map_err(|source| CliError::Read {
         what: "schema file",
         path: Some(path.clone()),
@@ -106,13 +106,13 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 }
 
 fn definition(args: &DefinitionArgs) -> Result<(), CliError> {
-    let provider = args.common.provider()?;
+    let provider = args.common.provider();
     let tool = build(&args.common)?;
     print_json(&tool.definition(provider))
 }
 
 fn parse(args: &ParseArgs) -> Result<(), CliError> {
-    let provider = args.common.provider()?;
+    let provider = args.common.provider();
     let tool = build(&args.common)?;
     let path = file_or_stdin(args.call.as_ref());
     let read_error = |source| CliError::Read {
@@ -141,7 +141,7 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
 }
 
 fn triage(args: &TriageArgs) -> Result<(), CliError> {
-    let provider = args.common.provider()?;
+    let provider = args.common.provider();
     let tool = build(&args.common)?;
     let path = file_or_stdin(args.calls.as_ref());
     let read_error = |source| CliError::Read {
