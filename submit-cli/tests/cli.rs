@@ -814,7 +814,8 @@ fn gen_calls(path: &Path, provider: &str, n: usize) {
             ),
             9 => frame(provider, &json!([summary])),
             10 => format!("{{\"type\": \"tool_use\", \"id\": \"truncated {i}"),
-            _ => json!({"type": "text", "text": summary}).to_string(),
+            // Not an object: no provider reads it as a call.
+            _ => json!(["text", summary]).to_string(),
         };
         out.write_all(line.as_bytes()).unwrap();
         out.write_all(b"\n").unwrap();
