@@ -28,8 +28,11 @@ struct Review {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Risk {
+    /// Safe to merge as it is.
     Low,
+    /// Worth a careful read.
     Medium,
+    /// Needs a second reviewer.
     High,
 }
 
@@ -307,7 +310,13 @@ fn gemini_types_are_upper_case_with_property_ordering() {
     let review = &parameters["properties"]["review"]["properties"];
     assert_eq!(review["notes"]["type"], "STRING");
     assert_eq!(review["notes"]["nullable"], true);
+    assert_eq!(review["risk"]["type"], "STRING");
     assert_eq!(review["risk"]["enum"], json!(["low", "medium", "high"]));
+    assert_eq!(
+        review["risk"]["description"],
+        "How risky it is to merge the change.\nlow: Safe to merge as it is.\n\
+         medium: Worth a careful read.\nhigh: Needs a second reviewer."
+    );
 }
 
 #[test]

@@ -125,6 +125,18 @@ pub(crate) fn anthropic(parameters: &Value) -> Result<Value, String> {
     Ok(schema)
 }
 
+/// Renames a key in place, keeping the map's order.
+fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
+    if !map.contains_key(from) {
+        return;
+    }
+    let entries = std::mem::take(map);
+    for (key, value) in entries {
+        let key = if key == from { to.to_owned() } else { key };
+        map.insert(key, value);
+    }
+}
+
 fn is_object(node: &Map<String, Value>) -> bool {
     match node.get("type") {
         Some(Value::String(t)) => t == "object",
@@ -151,16 +163,15 @@ fn common(node: &mut Map<String, Value>, pointer: &str) -> Result<(), String> {
             ));
         }
     }
-    if let Some(branches) = node.shift_remove("oneOf") {
-        match node.get_mut("anyOf") {
-            Some(Value::Array(existing)) => {
-                if let Value::Array(more) = branches {
+    if node.contains_key("oneOf") {
+        if node.contains_key("anyOf") {
+            if let Some(Value::Array(more)) = node.shift_remove("oneOf") {
+                if let Some(Value::Array(existing)) = node.get_mut("anyOf") {
                     existing.extend(more);
                 }
             }
-            _ => {
-                node.insert("anyOf".into(), branches);
-            }
+        } else {
+            rename_key(node, "oneOf", "anyOf");
         }
     }
     if is_object(node) {
@@ -285,9 +296,7 @@ fn make_nullable(property: &mut Value) {
         return;
     };
     if !schema.contains_key("anyOf") {
-        if let Some(branches) = schema.shift_remove("oneOf") {
-            schema.insert("anyOf".into(), branches);
-        }
+        rename_key(schema, "oneOf", "anyOf");
     }
     let admits = admits_null(schema);
     let null_in_enum = schema
