@@ -569,3 +569,30 @@ fn invalid_json_schema_document_fails() {
     .unwrap_err();
     assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
 }
+
+#[test]
+fn built_tool_is_send_and_sync() {
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    shared::<SubmitTool<Review>>();
+    shared::<SubmitTool<Value>>();
+    shared::<Options>();
+}
+
+#[test]
+fn custom_schema_settings_are_used_and_normalised() {
+    for settings in [
+        schemars::generate::SchemaSettings::draft07(),
+        schemars::generate::SchemaSettings::openapi3(),
+    ] {
+        let tool = review_tool(review_options().schema_settings(settings));
+        let schema = tool.payload_schema();
+        let text = schema.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        assert!(schema.get("components").is_none(), "{text}");
+        assert!(schema.get("definitions").is_none(), "{text}");
+        assert_eq!(
+            schema["properties"]["findings"]["items"]["properties"]["file"]["type"],
+            "string"
+        );
+    }
+}

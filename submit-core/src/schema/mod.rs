@@ -121,6 +121,14 @@ pub(crate) fn payload_schema(
     root.remove("$schema");
     root.remove("$id");
     root.remove("title");
+    // Definitions under an OpenAPI-style path (`/components/schemas`) are inlined by now.
+    let only_schemas = root
+        .get("components")
+        .and_then(Value::as_object)
+        .is_some_and(|c| c.keys().all(|k| k == "schemas"));
+    if only_schemas {
+        root.remove("components");
+    }
     root.remove("description");
     let mut with_description = Map::with_capacity(root.len() + 1);
     with_description.insert("description".into(), Value::String(description.to_owned()));
