@@ -562,6 +562,7 @@ fn invalid_json_schema_document_fails() {
     let error =
         SubmitTool::from_json_schema(json!({"type": "strnig"}), Options::new()).unwrap_err();
     assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(error.to_string().contains("`/type`"), "{error}");
     let error = SubmitTool::from_json_schema(
         json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}),
         Options::new(),

@@ -317,3 +317,38 @@ fn name_errors_come_before_schema_errors() {
     .unwrap_err();
     assert_eq!(error, BuildError::InvalidToolName("bad name".into()));
 }
+
+#[test]
+fn invalid_json_schema_fails() {
+    let schema = json!({"type": "object", "properties": {"n": {"minimum": "zero"}}});
+    let error = SubmitTool::from_json_schema(schema, Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(
+        error.to_string().contains("/properties/n/minimum"),
+        "{error}"
+    );
+}
+
+#[test]
+fn dangling_reference_in_json_schema_fails() {
+    let schema = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Missing"}}});
+    let error = SubmitTool::from_json_schema(schema, Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(error.to_string().contains("/$defs/Missing"), "{error}");
+}
+
+#[test]
+fn recursive_type_with_gemini_legacy_fails() {
+    /// A linked list.
+    #[allow(dead_code, reason = "fields are read through the schema only")]
+    #[derive(Deserialize, JsonSchema)]
+    struct Link {
+        value: i32,
+        next: Option<Box<Link>>,
+    }
+    let error = SubmitTool::<Link>::new(Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::GeminiLegacy(_)), "{error:?}");
+    assert!(error.to_string().contains("`Link`"), "{error}");
+    let options = Options::new().gemini_schema(submit_result::GeminiSchema::JsonSchema);
+    assert!(SubmitTool::<Link>::new(options).is_ok());
+}

@@ -187,8 +187,13 @@ impl SubmitTool<Value> {
     pub fn from_json_schema(schema: Value, options: Options) -> Result<Self, BuildError> {
         let options = options.with_defaults();
         check_names(&options)?;
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|error| BuildError::InvalidSchema(error.to_string()))?;
+        let validator = jsonschema::validator_for(&schema).map_err(|error| {
+            let at = match error.instance_path().as_str() {
+                "" => "the root".to_owned(),
+                pointer => format!("`{pointer}`"),
+            };
+            BuildError::InvalidSchema(format!("at {at}: {error}; fix the document"))
+        })?;
         let root_name = schema
             .get("title")
             .and_then(Value::as_str)
