@@ -515,6 +515,25 @@ fn recursive_type_keeps_defs_for_json_schema_providers() {
 }
 
 #[test]
+fn snapshot_recursive_type() {
+    let options = Options::new()
+        .gemini_schema(GeminiSchema::JsonSchema)
+        .omit_reasoning(true);
+    let tool = SubmitTool::<Thread>::new(options).unwrap();
+    insta::assert_json_snapshot!("recursive__claude", tool.definition(Provider::Claude));
+    insta::assert_json_snapshot!("recursive__gemini", tool.definition(Provider::Gemini));
+}
+
+#[test]
+fn any_value_payload_builds() {
+    let tool = SubmitTool::<Value>::new(Options::new()).unwrap();
+    assert_eq!(
+        tool.payload_schema(),
+        &json!({"description": "Structured result payload."})
+    );
+}
+
+#[test]
 fn recursive_type_fails_for_gemini_legacy_form() {
     let error = SubmitTool::<Thread>::new(Options::new()).unwrap_err();
     assert!(matches!(error, BuildError::GeminiLegacy(_)), "{error:?}");

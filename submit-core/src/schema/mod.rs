@@ -112,6 +112,10 @@ pub(crate) fn payload_schema(
     description: &str,
 ) -> Result<Value, BuildError> {
     let mut schema = inline::inline(document, root_name)?;
+    if schema == Value::Bool(true) {
+        // Any value (`serde_json::Value`): the empty schema, which can carry a description.
+        schema = Value::Object(Map::new());
+    }
     let Value::Object(root) = &mut schema else {
         return Err(BuildError::InvalidSchema(format!(
             "the payload schema must be a JSON object, got {}",
