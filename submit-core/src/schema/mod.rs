@@ -337,6 +337,42 @@ mod tests {
     }
 
     #[test]
+    fn flat_parameters_take_the_payload_properties_defs_and_closure() {
+        let payload = json!({"description": "unused", "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "string"}},
+            "required": ["a"], "additionalProperties": false,
+            "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/A"}}}});
+        let shape = Shape {
+            payload_field: "result",
+            omit_reasoning: false,
+            flat: true,
+        };
+        let p = parameters(&payload, shape);
+        assert_eq!(
+            p,
+            json!({"type": "object", "properties": {
+                "reasoning": {"type": "string", "description": REASONING_DESCRIPTION},
+                "a": {"$ref": "#/$defs/A"}, "b": {"type": "string"}},
+                "required": ["reasoning", "a"], "additionalProperties": false,
+                "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/A"}}}})
+        );
+    }
+
+    #[test]
+    fn nested_parameters_without_reasoning() {
+        let payload = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let shape = Shape {
+            payload_field: "out",
+            omit_reasoning: true,
+            flat: false,
+        };
+        assert_eq!(
+            parameters(&payload, shape),
+            json!({"type": "object", "properties": {"out": payload}, "required": ["out"]})
+        );
+    }
+
+    #[test]
     fn omit_fields_checks_in_order() {
         let mut schema = json!({"type": "object", "properties": {"a": {}, "b": {}},
             "required": ["a"]});
