@@ -28,8 +28,11 @@ struct Review {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Risk {
+    /// Safe to merge as it is.
     Low,
+    /// Worth a careful read.
     Medium,
+    /// Needs a second reviewer.
     High,
 }
 
@@ -307,7 +310,13 @@ fn gemini_types_are_upper_case_with_property_ordering() {
     let review = &parameters["properties"]["review"]["properties"];
     assert_eq!(review["notes"]["type"], "STRING");
     assert_eq!(review["notes"]["nullable"], true);
+    assert_eq!(review["risk"]["type"], "STRING");
     assert_eq!(review["risk"]["enum"], json!(["low", "medium", "high"]));
+    assert_eq!(
+        review["risk"]["description"],
+        "How risky it is to merge the change.\nlow: Safe to merge as it is.\n\
+         medium: Worth a careful read.\nhigh: Needs a second reviewer."
+    );
 }
 
 #[test]
@@ -506,6 +515,25 @@ fn recursive_type_keeps_defs_for_json_schema_providers() {
 }
 
 #[test]
+fn snapshot_recursive_type() {
+    let options = Options::new()
+        .gemini_schema(GeminiSchema::JsonSchema)
+        .omit_reasoning(true);
+    let tool = SubmitTool::<Thread>::new(options).unwrap();
+    insta::assert_json_snapshot!("recursive__claude", tool.definition(Provider::Claude));
+    insta::assert_json_snapshot!("recursive__gemini", tool.definition(Provider::Gemini));
+}
+
+#[test]
+fn any_value_payload_builds() {
+    let tool = SubmitTool::<Value>::new(Options::new()).unwrap();
+    assert_eq!(
+        tool.payload_schema(),
+        &json!({"description": "Structured result payload."})
+    );
+}
+
+#[test]
 fn recursive_type_fails_for_gemini_legacy_form() {
     let error = SubmitTool::<Thread>::new(Options::new()).unwrap_err();
     assert!(matches!(error, BuildError::GeminiLegacy(_)), "{error:?}");
@@ -553,10 +581,38 @@ fn invalid_json_schema_document_fails() {
     let error =
         SubmitTool::from_json_schema(json!({"type": "strnig"}), Options::new()).unwrap_err();
     assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(error.to_string().contains("`/type`"), "{error}");
     let error = SubmitTool::from_json_schema(
         json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}),
         Options::new(),
     )
     .unwrap_err();
     assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+}
+
+#[test]
+fn built_tool_is_send_and_sync() {
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    shared::<SubmitTool<Review>>();
+    shared::<SubmitTool<Value>>();
+    shared::<Options>();
+}
+
+#[test]
+fn custom_schema_settings_are_used_and_normalised() {
+    for settings in [
+        schemars::generate::SchemaSettings::draft07(),
+        schemars::generate::SchemaSettings::openapi3(),
+    ] {
+        let tool = review_tool(review_options().schema_settings(settings));
+        let schema = tool.payload_schema();
+        let text = schema.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        assert!(schema.get("components").is_none(), "{text}");
+        assert!(schema.get("definitions").is_none(), "{text}");
+        assert_eq!(
+            schema["properties"]["findings"]["items"]["properties"]["file"]["type"],
+            "string"
+        );
+    }
 }

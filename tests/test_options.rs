@@ -317,3 +317,162 @@ fn name_errors_come_before_schema_errors() {
     .unwrap_err();
     assert_eq!(error, BuildError::InvalidToolName("bad name".into()));
 }
+
+#[test]
+fn invalid_json_schema_fails() {
+    let schema = json!({"type": "object", "properties": {"n": {"minimum": "zero"}}});
+    let error = SubmitTool::from_json_schema(schema, Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(
+        error.to_string().contains("/properties/n/minimum"),
+        "{error}"
+    );
+}
+
+#[test]
+fn dangling_reference_in_json_schema_fails() {
+    let schema = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Missing"}}});
+    let error = SubmitTool::from_json_schema(schema, Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::InvalidSchema(_)), "{error:?}");
+    assert!(error.to_string().contains("/$defs/Missing"), "{error}");
+}
+
+#[test]
+fn recursive_type_with_gemini_legacy_fails() {
+    /// A linked list.
+    #[allow(dead_code, reason = "fields are read through the schema only")]
+    #[derive(Deserialize, JsonSchema)]
+    struct Link {
+        value: i32,
+        next: Option<Box<Link>>,
+    }
+    let error = SubmitTool::<Link>::new(Options::new()).unwrap_err();
+    assert!(matches!(error, BuildError::GeminiLegacy(_)), "{error:?}");
+    assert!(error.to_string().contains("`Link`"), "{error}");
+    let options = Options::new().gemini_schema(submit_result::GeminiSchema::JsonSchema);
+    assert!(SubmitTool::<Link>::new(options).is_ok());
+}
+
+mod arbitrary_documents {
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+    use submit_result::{GeminiSchema, Options, Provider, SubmitTool};
+
+    const NAMES: [&str; 4] = ["a", "b", "reasoning", "a/b~c"];
+    const TYPES: [&str; 7] = [
+        "object", "string", "null", "integer", "number", "array", "boolean",
+    ];
+    const REFS: [&str; 6] = [
+        "#",
+        "#/$defs/a",
+        "#/$defs/b",
+        "#/properties/a",
+        "#/$defs/a~1b~0c",
+        "#/x",
+    ];
+    const FORMATS: [&str; 4] = ["uint8", "int32", "date-time", "uint"];
+
+    fn name() -> impl Strategy<Value = String> {
+        prop::sample::select(&NAMES[..]).prop_map(str::to_owned)
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..70).prop_map(Value::from),
+            name().prop_map(Value::from),
+        ]
+    }
+
+    /// One keyword with a value of the right shape, built from `inner` subschemas.
+    fn keyword(inner: BoxedStrategy<Value>) -> impl Strategy<Value = (String, Value)> {
+        let schemas = prop::collection::vec(inner.clone(), 1..3).prop_map(Value::Array);
+        let named = prop::collection::vec((name(), inner.clone()), 0..3)
+            .prop_map(|entries| Value::Object(entries.into_iter().collect()))
+            .boxed();
+        prop_oneof![
+            prop::sample::select(&TYPES[..]).prop_map(|t| ("type".to_owned(), json!(t))),
+            prop::collection::vec(prop::sample::select(&TYPES[..]), 1..3)
+                .prop_map(|t| ("type".to_owned(), json!(t))),
+            named.clone().prop_map(|v| ("properties".to_owned(), v)),
+            named.prop_map(|v| ("$defs".to_owned(), v)),
+            prop::collection::vec(name(), 0..3).prop_map(|r| ("required".to_owned(), json!(r))),
+            (
+                prop::sample::select(&["items", "not", "additionalProperties", "if"][..]),
+                inner
+            )
+                .prop_map(|(k, v)| (k.to_owned(), v)),
+            (
+                prop::sample::select(&["anyOf", "oneOf", "allOf", "prefixItems"][..]),
+                schemas
+            )
+                .prop_map(|(k, v)| (k.to_owned(), v)),
+            prop::collection::vec(scalar(), 1..4).prop_map(|v| ("enum".to_owned(), json!(v))),
+            scalar().prop_map(|v| ("const".to_owned(), v)),
+            prop::collection::vec(scalar(), 0..3).prop_map(|v| ("examples".to_owned(), json!(v))),
+            prop::sample::select(&REFS[..]).prop_map(|r| ("$ref".to_owned(), json!(r))),
+            prop::sample::select(&FORMATS[..]).prop_map(|f| ("format".to_owned(), json!(f))),
+            (0u32..9).prop_map(|n| ("maxLength".to_owned(), json!(n))),
+            (-2i32..9).prop_map(|n| ("minimum".to_owned(), json!(n))),
+            name().prop_map(|d| ("description".to_owned(), json!(d))),
+        ]
+    }
+
+    fn schema() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            any::<bool>().prop_map(Value::Bool),
+            prop::sample::select(&TYPES[..]).prop_map(|t| json!({ "type": t })),
+            prop::sample::select(&REFS[..]).prop_map(|r| json!({ "$ref": r })),
+        ];
+        leaf.prop_recursive(4, 48, 4, |inner| {
+            prop::collection::vec(keyword(inner.boxed()), 0..5)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<_, _>>()))
+        })
+    }
+
+    /// An object document: properties and definitions drawn from `schema()`.
+    fn document() -> impl Strategy<Value = Value> {
+        (
+            prop::collection::vec((name(), schema()), 0..4),
+            prop::collection::vec((name(), schema()), 0..3),
+            prop::collection::vec(name(), 0..3),
+        )
+            .prop_map(|(properties, defs, required)| {
+                let properties: Map<String, Value> = properties.into_iter().collect();
+                let defs: Map<String, Value> = defs.into_iter().collect();
+                json!({"type": "object", "properties": properties, "required": required,
+                    "$defs": defs})
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn construction_never_panics_on_arbitrary_documents(
+            document in document(),
+            flat: bool,
+            strict: bool,
+            omit_reasoning: bool,
+            json_form: bool,
+        ) {
+            let form = if json_form { GeminiSchema::JsonSchema } else { GeminiSchema::Legacy };
+            let options = Options::new()
+                .flat_payload(flat)
+                .strict(strict)
+                .omit_reasoning(omit_reasoning)
+                .gemini_schema(form);
+            let built = SubmitTool::from_json_schema(document, options);
+            if let Ok(tool) = built {
+                for provider in Provider::ALL {
+                    prop_assert!(tool.definition(provider).is_object());
+                }
+            }
+        }
+    }
+}

@@ -9,12 +9,34 @@ use crate::metadata::{
 };
 
 /// Which form the Gemini definition's parameter schema takes.
+///
+/// ```
+/// use submit_result::{GeminiSchema, Options, Provider, SubmitTool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Answer {
+///     text: Option<String>,
+/// }
+///
+/// let legacy = SubmitTool::<Answer>::new(Options::new())?;
+/// let definition = legacy.definition(Provider::Gemini);
+/// assert_eq!(definition["parameters"]["properties"]["result"]["type"], "OBJECT");
+///
+/// let json = SubmitTool::<Answer>::new(Options::new().gemini_schema(GeminiSchema::JsonSchema))?;
+/// let definition = json.definition(Provider::Gemini);
+/// assert_eq!(definition["parametersJsonSchema"]["properties"]["result"]["type"], "object");
+/// # Ok::<(), submit_result::BuildError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GeminiSchema {
     /// `parameters`: the legacy OpenAPI 3.0 subset (upper-case types, `nullable`, no `$ref`).
+    ///
+    /// It has no references, so a recursive payload type cannot be expressed in it: building
+    /// such a tool fails with [`BuildError::GeminiLegacy`] unless
+    /// [`GeminiSchema::JsonSchema`] is chosen.
     #[default]
     Legacy,
-    /// `parametersJsonSchema`: plain JSON Schema.
+    /// `parametersJsonSchema`: plain JSON Schema, `$defs` and `$ref` included.
     JsonSchema,
 }
 
@@ -192,6 +214,32 @@ impl Options {
     }
 
     /// Asks OpenAI and Anthropic for strict schema adherence (off by default).
+    ///
+    /// OpenAI's definitions then carry `"strict": true` with every object closed and every
+    /// property required (optional ones made nullable); Anthropic's carry `"strict": true`
+    /// with every object closed and the constraints it does not enforce moved into the
+    /// descriptions. Gemini has no strict mode: its definition stays the ordinary one (see
+    /// [`Provider::supports_strict`](crate::Provider::supports_strict)). A schema that cannot be
+    /// made strict (`not`, an `allOf` whose branches conflict, a map with open keys, and for
+    /// Anthropic a recursive type) fails to build with [`BuildError::NotStrict`].
+    ///
+    /// ```
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    ///     source: Option<String>,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new().strict(true))?;
+    /// let chat = tool.definition(Provider::OpenAiChat);
+    /// assert_eq!(chat["function"]["strict"], true);
+    /// let payload = &chat["function"]["parameters"]["properties"]["result"];
+    /// assert_eq!(payload["required"], serde_json::json!(["text", "source"]));
+    /// assert_eq!(payload["additionalProperties"], false);
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
         self

@@ -92,6 +92,24 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     }
 
     /// The tool definition in `provider`'s wire format, computed when the tool was built.
+    ///
+    /// Each call returns a copy of the cached value; nothing is reflected or converted again.
+    ///
+    /// ```
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// let responses = tool.definition(Provider::OpenAiResponses);
+    /// assert_eq!(responses["strict"], false);
+    /// let gemini = tool.definition(Provider::Gemini);
+    /// assert_eq!(gemini["parameters"]["properties"]["reasoning"]["type"], "STRING");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn definition(&self, provider: Provider) -> Value {
         self.inner.definitions[provider.index()].clone()
     }
@@ -187,8 +205,13 @@ impl SubmitTool<Value> {
     pub fn from_json_schema(schema: Value, options: Options) -> Result<Self, BuildError> {
         let options = options.with_defaults();
         check_names(&options)?;
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|error| BuildError::InvalidSchema(error.to_string()))?;
+        let validator = jsonschema::validator_for(&schema).map_err(|error| {
+            let at = match error.instance_path().as_str() {
+                "" => "the root".to_owned(),
+                pointer => format!("`{pointer}`"),
+            };
+            BuildError::InvalidSchema(format!("at {at}: {error}; fix the document"))
+        })?;
         let root_name = schema
             .get("title")
             .and_then(Value::as_str)

@@ -8,24 +8,22 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-use serde_json::Map;
-
-use super::Provider;
-use crate::options::BuildError;
-use crate::schema::{strict, DefinitionInput};
-
 /// `{"name","description","input_schema":P}`, plus `"strict": true` (and `P` rewritten for
 /// Anthropic's strict mode) when strict mode is asked for.
-pub(crate) fn definition(input: &DefinitionInput<'_>) -> Result<Value, BuildError> {
+pub(crate) fn definition(
+    input: &crate::schema::DefinitionInput<'_>,
+) -> Result<Value, crate::options::BuildError> {
     let input_schema = if input.strict {
-        strict::anthropic(input.parameters).map_err(|reason| BuildError::NotStrict {
-            provider: Provider::Claude,
-            reason,
+        crate::schema::strict::anthropic(input.parameters).map_err(|reason| {
+            crate::options::BuildError::NotStrict {
+                provider: super::Provider::Claude,
+                reason,
+            }
         })?
     } else {
         input.parameters.clone()
     };
-    let mut definition = Map::new();
+    let mut definition = serde_json::Map::new();
     definition.insert("name".into(), input.name.into());
     definition.insert("description".into(), input.description.into());
     definition.insert("input_schema".into(), input_schema);

@@ -8,32 +8,30 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-use serde_json::Map;
-
-use super::Provider;
-use crate::options::BuildError;
-use crate::schema::{strict, DefinitionInput};
-
 /// `{"type":"function","function":{"name","description","parameters":P}}`; strict mode adds
 /// `"strict": true` inside `function` and rewrites `P` for OpenAI's strict mode. Without strict
 /// mode the key is left out (Chat Completions reads that as non-strict).
-pub(crate) fn definition(input: &DefinitionInput<'_>) -> Result<Value, BuildError> {
+pub(crate) fn definition(
+    input: &crate::schema::DefinitionInput<'_>,
+) -> Result<Value, crate::options::BuildError> {
     let parameters = if input.strict {
-        strict::openai(input.parameters).map_err(|reason| BuildError::NotStrict {
-            provider: Provider::OpenAiChat,
-            reason,
+        crate::schema::strict::openai(input.parameters).map_err(|reason| {
+            crate::options::BuildError::NotStrict {
+                provider: super::Provider::OpenAiChat,
+                reason,
+            }
         })?
     } else {
         input.parameters.clone()
     };
-    let mut function = Map::new();
+    let mut function = serde_json::Map::new();
     function.insert("name".into(), input.name.into());
     function.insert("description".into(), input.description.into());
     function.insert("parameters".into(), parameters);
     if input.strict {
         function.insert("strict".into(), Value::Bool(true));
     }
-    let mut definition = Map::new();
+    let mut definition = serde_json::Map::new();
     definition.insert("type".into(), "function".into());
     definition.insert("function".into(), Value::Object(function));
     Ok(Value::Object(definition))

@@ -8,25 +8,23 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-use serde_json::Map;
-
-use super::Provider;
-use crate::options::BuildError;
-use crate::schema::{strict, DefinitionInput};
-
 /// `{"type":"function","name","description","parameters":P,"strict":false}`: `strict` is always
 /// explicit, because the Responses API reads an omitted `strict` as strict. Strict mode sets it
 /// to `true` and rewrites `P` for OpenAI's strict mode.
-pub(crate) fn definition(input: &DefinitionInput<'_>) -> Result<Value, BuildError> {
+pub(crate) fn definition(
+    input: &crate::schema::DefinitionInput<'_>,
+) -> Result<Value, crate::options::BuildError> {
     let parameters = if input.strict {
-        strict::openai(input.parameters).map_err(|reason| BuildError::NotStrict {
-            provider: Provider::OpenAiResponses,
-            reason,
+        crate::schema::strict::openai(input.parameters).map_err(|reason| {
+            crate::options::BuildError::NotStrict {
+                provider: super::Provider::OpenAiResponses,
+                reason,
+            }
         })?
     } else {
         input.parameters.clone()
     };
-    let mut definition = Map::new();
+    let mut definition = serde_json::Map::new();
     definition.insert("type".into(), "function".into());
     definition.insert("name".into(), input.name.into());
     definition.insert("description".into(), input.description.into());

@@ -86,6 +86,7 @@ fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
     let mut out = Map::new();
     let mut nullable = false;
     let mut collapse: Option<Value> = None;
+    let mut variant_notes: Vec<String> = Vec::new();
     for (key, value) in map {
         let k = key.as_str();
         match k {
@@ -136,7 +137,13 @@ fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
                     kept.push(convert(branch, pointer)?);
                     pointer.truncate(base);
                 }
-                if kept.len() == 1 && collapse.is_none() && !out.contains_key("anyOf") {
+                if let Some((kind, values, notes)) = enum_union(&kept) {
+                    if let Some(kind) = kind {
+                        out.entry("type").or_insert(kind);
+                    }
+                    out.insert("enum".into(), Value::Array(values));
+                    variant_notes.extend(notes);
+                } else if kept.len() == 1 && collapse.is_none() && !out.contains_key("anyOf") {
                     collapse = kept.pop();
                 } else if !kept.is_empty() {
                     match out.get_mut("anyOf") {
@@ -230,10 +237,53 @@ fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
             }
         }
     }
+    if !variant_notes.is_empty() {
+        let notes = variant_notes.join("\n");
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(existing) => format!("{existing}\n{notes}"),
+            None => notes,
+        };
+        out.insert("description".into(), Value::String(description));
+    }
     if nullable {
         out.insert("nullable".into(), Value::Bool(true));
     }
     Ok(Value::Object(out))
+}
+
+/// A union whose branches are all enums of one type (schemars' form of an enum with
+/// documented variants) as one `enum`: its type, its values, and a `value: description` note
+/// per documented branch. The subset allows no keyword beside `anyOf`, so this keeps the
+/// node valid.
+fn enum_union(branches: &[Value]) -> Option<(Option<Value>, Vec<Value>, Vec<String>)> {
+    if branches.len() < 2 {
+        return None;
+    }
+    let mut kind: Option<&Value> = None;
+    let mut values = Vec::new();
+    let mut notes = Vec::new();
+    for branch in branches {
+        let branch = branch.as_object()?;
+        if branch
+            .keys()
+            .any(|k| !matches!(k.as_str(), "type" | "enum" | "description" | "title"))
+        {
+            return None;
+        }
+        let branch_values = branch.get("enum")?.as_array()?;
+        if let Some(t) = branch.get("type") {
+            match kind {
+                Some(seen) if seen != t => return None,
+                _ => kind = Some(t),
+            }
+        }
+        if let Some(description) = branch.get("description").and_then(Value::as_str) {
+            let names: Vec<&str> = branch_values.iter().filter_map(Value::as_str).collect();
+            notes.push(format!("{}: {description}", names.join(", ")));
+        }
+        values.extend(branch_values.iter().cloned());
+    }
+    Some((kind.cloned(), values, notes))
 }
 
 #[cfg(test)]
@@ -266,9 +316,26 @@ mod tests {
 
     #[test]
     fn one_of_becomes_any_of_and_const_an_enum() {
-        let schema = json!({"oneOf": [{"const": "a"}, {"const": 2}]});
+        let schema = json!({"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]});
         let g = legacy(&schema).unwrap();
-        assert_eq!(g, json!({"anyOf": [{"enum": ["a"]}, {"enum": ["2"]}]}));
+        assert_eq!(
+            g,
+            json!({"anyOf": [{"type": "STRING", "minLength": 1}, {"type": "INTEGER"}]})
+        );
+        let g = legacy(&json!({"type": "integer", "const": 2})).unwrap();
+        assert_eq!(g, json!({"type": "INTEGER", "enum": ["2"]}));
+    }
+
+    #[test]
+    fn union_of_documented_enum_values_becomes_one_enum() {
+        let schema = json!({"description": "Risk.", "oneOf": [
+            {"type": "string", "const": "low", "description": "Fine."},
+            {"type": "string", "const": "high"}]});
+        let g = legacy(&schema).unwrap();
+        assert_eq!(
+            g,
+            json!({"type": "STRING", "enum": ["low", "high"], "description": "Risk.\nlow: Fine."})
+        );
     }
 
     #[test]

@@ -112,6 +112,10 @@ pub(crate) fn payload_schema(
     description: &str,
 ) -> Result<Value, BuildError> {
     let mut schema = inline::inline(document, root_name)?;
+    if schema == Value::Bool(true) {
+        // Any value (`serde_json::Value`): the empty schema, which can carry a description.
+        schema = Value::Object(Map::new());
+    }
     let Value::Object(root) = &mut schema else {
         return Err(BuildError::InvalidSchema(format!(
             "the payload schema must be a JSON object, got {}",
@@ -121,6 +125,14 @@ pub(crate) fn payload_schema(
     root.remove("$schema");
     root.remove("$id");
     root.remove("title");
+    // Definitions under an OpenAPI-style path (`/components/schemas`) are inlined by now.
+    let only_schemas = root
+        .get("components")
+        .and_then(Value::as_object)
+        .is_some_and(|c| c.keys().all(|k| k == "schemas"));
+    if only_schemas {
+        root.remove("components");
+    }
     root.remove("description");
     let mut with_description = Map::with_capacity(root.len() + 1);
     with_description.insert("description".into(), Value::String(description.to_owned()));
@@ -321,6 +333,42 @@ mod tests {
         assert_eq!(
             schema.as_object().unwrap().keys().next().unwrap(),
             "description"
+        );
+    }
+
+    #[test]
+    fn flat_parameters_take_the_payload_properties_defs_and_closure() {
+        let payload = json!({"description": "unused", "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "string"}},
+            "required": ["a"], "additionalProperties": false,
+            "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/A"}}}});
+        let shape = Shape {
+            payload_field: "result",
+            omit_reasoning: false,
+            flat: true,
+        };
+        let p = parameters(&payload, shape);
+        assert_eq!(
+            p,
+            json!({"type": "object", "properties": {
+                "reasoning": {"type": "string", "description": REASONING_DESCRIPTION},
+                "a": {"$ref": "#/$defs/A"}, "b": {"type": "string"}},
+                "required": ["reasoning", "a"], "additionalProperties": false,
+                "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/A"}}}})
+        );
+    }
+
+    #[test]
+    fn nested_parameters_without_reasoning() {
+        let payload = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let shape = Shape {
+            payload_field: "out",
+            omit_reasoning: true,
+            flat: false,
+        };
+        assert_eq!(
+            parameters(&payload, shape),
+            json!({"type": "object", "properties": {"out": payload}, "required": ["out"]})
         );
     }
 

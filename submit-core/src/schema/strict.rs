@@ -125,6 +125,18 @@ pub(crate) fn anthropic(parameters: &Value) -> Result<Value, String> {
     Ok(schema)
 }
 
+/// Renames a key in place, keeping the map's order.
+fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
+    if !map.contains_key(from) {
+        return;
+    }
+    let entries = std::mem::take(map);
+    for (key, value) in entries {
+        let key = if key == from { to.to_owned() } else { key };
+        map.insert(key, value);
+    }
+}
+
 fn is_object(node: &Map<String, Value>) -> bool {
     match node.get("type") {
         Some(Value::String(t)) => t == "object",
@@ -151,16 +163,15 @@ fn common(node: &mut Map<String, Value>, pointer: &str) -> Result<(), String> {
             ));
         }
     }
-    if let Some(branches) = node.shift_remove("oneOf") {
-        match node.get_mut("anyOf") {
-            Some(Value::Array(existing)) => {
-                if let Value::Array(more) = branches {
+    if node.contains_key("oneOf") {
+        if node.contains_key("anyOf") {
+            if let Some(Value::Array(more)) = node.shift_remove("oneOf") {
+                if let Some(Value::Array(existing)) = node.get_mut("anyOf") {
                     existing.extend(more);
                 }
             }
-            _ => {
-                node.insert("anyOf".into(), branches);
-            }
+        } else {
+            rename_key(node, "oneOf", "anyOf");
         }
     }
     if is_object(node) {
@@ -256,6 +267,9 @@ fn merge_keyword(
 }
 
 fn admits_null(schema: &Map<String, Value>) -> bool {
+    if schema.get("const") == Some(&Value::Null) {
+        return true;
+    }
     let typed = match schema.get("type") {
         Some(Value::String(t)) => Some(t == "null"),
         Some(Value::Array(types)) => Some(types.iter().any(|t| t.as_str() == Some("null"))),
@@ -271,11 +285,10 @@ fn admits_null(schema: &Map<String, Value>) -> bool {
     match (typed, union) {
         (Some(t), _) => t,
         (None, Some(u)) => u,
-        (None, None) => {
-            !schema.contains_key("enum")
-                && !schema.contains_key("const")
-                && !schema.contains_key("$ref")
-        }
+        (None, None) => match schema.get("enum").and_then(Value::as_array) {
+            Some(values) => values.contains(&Value::Null),
+            None => !schema.contains_key("const") && !schema.contains_key("$ref"),
+        },
     }
 }
 
@@ -285,9 +298,7 @@ fn make_nullable(property: &mut Value) {
         return;
     };
     if !schema.contains_key("anyOf") {
-        if let Some(branches) = schema.shift_remove("oneOf") {
-            schema.insert("anyOf".into(), branches);
-        }
+        rename_key(schema, "oneOf", "anyOf");
     }
     let admits = admits_null(schema);
     let null_in_enum = schema
@@ -366,6 +377,37 @@ mod tests {
                 "d": {"type": ["string", "null"]},
                 "e": {"anyOf": [{"const": "p"}, {"const": "q"}, {"type": "null"}]}},
                 "required": ["a", "b", "c", "d", "e"], "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn openai_leaves_schemas_that_already_admit_null() {
+        let p = json!({"type": "object", "properties": {
+            "a": {"oneOf": [{"const": "x"}, {"const": null}]},
+            "b": {"enum": ["x", null]},
+            "c": {"description": "anything"}}});
+        let s = openai(&p).unwrap();
+        assert_eq!(
+            s["properties"]["a"],
+            json!({"anyOf": [{"const": "x"}, {"const": null}]})
+        );
+        assert_eq!(s["properties"]["b"], json!({"enum": ["x", null]}));
+        assert_eq!(s["properties"]["c"], json!({"description": "anything"}));
+    }
+
+    #[test]
+    fn openai_wraps_references_and_consts_in_a_nullable_union() {
+        let p = json!({"type": "object", "properties": {
+            "r": {"$ref": "#/$defs/T", "description": "d"},
+            "k": {"const": 3}}, "$defs": {"T": {"type": "string"}}});
+        let s = openai(&p).unwrap();
+        assert_eq!(
+            s["properties"]["r"],
+            json!({"anyOf": [{"$ref": "#/$defs/T"}, {"type": "null"}], "description": "d"})
+        );
+        assert_eq!(
+            s["properties"]["k"],
+            json!({"anyOf": [{"const": 3}, {"type": "null"}]})
         );
     }
 
