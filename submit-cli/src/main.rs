@@ -1,3 +1,5 @@
-//! The `submit-result` command-line tool.
+//! The `submit-result` binary.
 
-fn main() {}
+fn main() -> std::process::ExitCode {
+    submit_cli::main()
+}

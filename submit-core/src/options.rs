@@ -1,6 +1,7 @@
 //! Options of a submit tool and the errors of building one.
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::metadata::{
     Metadata, MetadataErrors, SubmitResult, DEFAULT_DESCRIPTION, DEFAULT_PAYLOAD_DESCRIPTION,
@@ -8,12 +9,34 @@ use crate::metadata::{
 };
 
 /// Which form the Gemini definition's parameter schema takes.
+///
+/// ```
+/// use submit_result::{GeminiSchema, Options, Provider, SubmitTool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Answer {
+///     text: Option<String>,
+/// }
+///
+/// let legacy = SubmitTool::<Answer>::new(Options::new())?;
+/// let definition = legacy.definition(Provider::Gemini);
+/// assert_eq!(definition["parameters"]["properties"]["result"]["type"], "OBJECT");
+///
+/// let json = SubmitTool::<Answer>::new(Options::new().gemini_schema(GeminiSchema::JsonSchema))?;
+/// let definition = json.definition(Provider::Gemini);
+/// assert_eq!(definition["parametersJsonSchema"]["properties"]["result"]["type"], "object");
+/// # Ok::<(), submit_result::BuildError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GeminiSchema {
     /// `parameters`: the legacy OpenAPI 3.0 subset (upper-case types, `nullable`, no `$ref`).
+    ///
+    /// It has no references, so a recursive payload type cannot be expressed in it: building
+    /// such a tool fails with [`BuildError::GeminiLegacy`] unless
+    /// [`GeminiSchema::JsonSchema`] is chosen.
     #[default]
     Legacy,
-    /// `parametersJsonSchema`: plain JSON Schema.
+    /// `parametersJsonSchema`: plain JSON Schema, `$defs` and `$ref` included.
     JsonSchema,
 }
 
@@ -44,7 +67,9 @@ pub struct Options {
     pub(crate) flat_payload: bool,
     pub(crate) strict: bool,
     pub(crate) gemini_schema: GeminiSchema,
-    pub(crate) schema_settings: Option<schemars::generate::SchemaSettings>,
+    /// Behind a mutex: schemars' transforms are `Send` but not `Sync`, and a built tool is
+    /// shared across threads.
+    pub(crate) schema_settings: Option<Arc<Mutex<schemars::generate::SchemaSettings>>>,
 }
 
 impl Default for Options {
@@ -189,6 +214,32 @@ impl Options {
     }
 
     /// Asks OpenAI and Anthropic for strict schema adherence (off by default).
+    ///
+    /// OpenAI's definitions then carry `"strict": true` with every object closed and every
+    /// property required (optional ones made nullable); Anthropic's carry `"strict": true`
+    /// with every object closed and the constraints it does not enforce moved into the
+    /// descriptions. Gemini has no strict mode: its definition stays the ordinary one (see
+    /// [`Provider::supports_strict`](crate::Provider::supports_strict)). A schema that cannot be
+    /// made strict (`not`, an `allOf` whose branches conflict, a map with open keys, and for
+    /// Anthropic a recursive type) fails to build with [`BuildError::NotStrict`].
+    ///
+    /// ```
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    ///     source: Option<String>,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new().strict(true))?;
+    /// let chat = tool.definition(Provider::OpenAiChat);
+    /// assert_eq!(chat["function"]["strict"], true);
+    /// let payload = &chat["function"]["parameters"]["properties"]["result"];
+    /// assert_eq!(payload["required"], serde_json::json!(["text", "source"]));
+    /// assert_eq!(payload["additionalProperties"], false);
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
         self
@@ -202,7 +253,32 @@ impl Options {
 
     /// Sets the schemars settings used to reflect the payload type (default: draft 2020-12).
     pub fn schema_settings(mut self, settings: schemars::generate::SchemaSettings) -> Self {
-        self.schema_settings = Some(settings);
+        self.schema_settings = Some(Arc::new(Mutex::new(settings)));
+        self
+    }
+
+    /// The schemars settings to reflect with, if any were set.
+    pub(crate) fn schema_settings_clone(&self) -> Option<schemars::generate::SchemaSettings> {
+        self.schema_settings.as_ref().map(|settings| {
+            settings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        })
+    }
+
+    /// These options with the defaults applied to every empty string.
+    pub(crate) fn with_defaults(mut self) -> Self {
+        fn fill(value: &mut Cow<'static, str>, default: &'static str) {
+            if value.is_empty() {
+                *value = Cow::Borrowed(default);
+            }
+        }
+        fill(&mut self.tool_name, DEFAULT_TOOL_NAME);
+        fill(&mut self.description, DEFAULT_DESCRIPTION);
+        fill(&mut self.success_message, DEFAULT_SUCCESS_MESSAGE);
+        fill(&mut self.payload_field_name, DEFAULT_PAYLOAD_FIELD);
+        fill(&mut self.payload_description, DEFAULT_PAYLOAD_DESCRIPTION);
         self
     }
 
@@ -220,6 +296,75 @@ impl Options {
     pub fn get_payload_description(&self) -> &str {
         &self.payload_description
     }
+
+    /// The tool description as set.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new().description("Submit the plan.");
+    /// assert_eq!(options.get_description(), "Submit the plan.");
+    /// ```
+    pub fn get_description(&self) -> &str {
+        &self.description
+    }
+
+    /// The success message as set.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new();
+    /// assert_eq!(options.get_success_message(), "Result submitted successfully.");
+    /// ```
+    pub fn get_success_message(&self) -> &str {
+        &self.success_message
+    }
+
+    /// Whether the `reasoning` parameter is dropped.
+    ///
+    /// ```
+    /// assert!(submit_result::Options::new().omit_reasoning(true).get_omit_reasoning());
+    /// ```
+    pub fn get_omit_reasoning(&self) -> bool {
+        self.omit_reasoning
+    }
+
+    /// The payload properties withheld from the advertised schema.
+    ///
+    /// ```
+    /// let options = submit_result::Options::new().omit_payload_fields(["notes"]);
+    /// assert_eq!(options.get_omit_payload_fields(), ["notes"]);
+    /// ```
+    pub fn get_omit_payload_fields(&self) -> &[String] {
+        &self.omit_payload_fields
+    }
+
+    /// Whether each payload property is advertised as its own parameter.
+    ///
+    /// ```
+    /// assert!(submit_result::Options::from_tag("flat").unwrap().get_flat_payload());
+    /// ```
+    pub fn get_flat_payload(&self) -> bool {
+        self.flat_payload
+    }
+
+    /// Whether strict mode is asked for.
+    ///
+    /// ```
+    /// assert!(!submit_result::Options::new().get_strict());
+    /// ```
+    pub fn get_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The form of Gemini's parameter schema.
+    ///
+    /// ```
+    /// use submit_result::{GeminiSchema, Options};
+    ///
+    /// let options = Options::new().gemini_schema(GeminiSchema::JsonSchema);
+    /// assert_eq!(options.get_gemini_schema(), GeminiSchema::JsonSchema);
+    /// ```
+    pub fn get_gemini_schema(&self) -> GeminiSchema {
+        self.gemini_schema
+    }
 }
 
 /// Why a submit tool could not be built. Each message says what to change.
@@ -230,7 +375,9 @@ pub enum BuildError {
     #[error("invalid submit_result metadata: {0}")]
     Metadata(#[from] MetadataErrors),
     /// A tool name outside `^[A-Za-z0-9_-]{1,64}$`.
-    #[error("invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
+    #[error(
+        "invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`"
+    )]
     InvalidToolName(String),
     /// A payload field name outside `^[A-Za-z0-9_-]{1,64}$`.
     #[error("invalid payload field name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::metadata::SubmitResult;
+use crate::metadata::{SubmitResult, REASONING};
 use crate::options::{BuildError, Options};
 use crate::provider::Provider;
+use crate::schema;
 
 /// A terminal submit tool for the response type `R`.
 ///
@@ -42,6 +43,7 @@ impl<R> std::fmt::Debug for SubmitTool<R> {
 pub(crate) struct Property {
     pub(crate) name: String,
     /// Required by the original (not strict-rewritten) schema.
+    #[allow(dead_code, reason = "read by the submit parser")]
     pub(crate) required: bool,
 }
 
@@ -52,10 +54,12 @@ pub(crate) struct Inner {
     /// The full, un-omitted payload schema (subschemas inlined, root description set).
     pub(crate) payload_schema: Value,
     /// The payload's top-level properties in schema order (full schema).
+    #[allow(dead_code, reason = "read by the submit parser")]
     pub(crate) properties: Vec<Property>,
     /// The definitions, indexed by `Provider::index`.
     pub(crate) definitions: [Value; 4],
     /// For a tool built from a JSON Schema document: the validator of step 7.
+    #[allow(dead_code, reason = "read by the submit parser")]
     pub(crate) validator: Option<jsonschema::Validator>,
 }
 
@@ -88,21 +92,86 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     }
 
     /// The tool definition in `provider`'s wire format, computed when the tool was built.
+    ///
+    /// Each call returns a copy of the cached value; nothing is reflected or converted again.
+    ///
+    /// ```
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// let responses = tool.definition(Provider::OpenAiResponses);
+    /// assert_eq!(responses["strict"], false);
+    /// let gemini = tool.definition(Provider::Gemini);
+    /// assert_eq!(gemini["parameters"]["properties"]["reasoning"]["type"], "STRING");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn definition(&self, provider: Provider) -> Value {
         self.inner.definitions[provider.index()].clone()
     }
 }
 
 impl<R: DeserializeOwned + schemars::JsonSchema> SubmitTool<R> {
-    /// Builds the tool from options.
+    /// Builds the tool from options: applies the defaults, reflects `R`'s schema, validates
+    /// the options against it and computes the four definitions.
+    ///
+    /// A recursive `R` keeps its recursion under `$defs` for the JSON Schema providers; the
+    /// Gemini legacy form ([`GeminiSchema::Legacy`](crate::GeminiSchema::Legacy), the default)
+    /// has no references, so such a type needs
+    /// [`GeminiSchema::JsonSchema`](crate::GeminiSchema::JsonSchema) to build.
+    ///
+    /// ```
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     /// The answer, in one sentence.
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new().payload_field_name("answer"))?;
+    /// let definition = tool.definition(Provider::Claude);
+    /// assert_eq!(definition["name"], "submit_result");
+    /// assert_eq!(definition["input_schema"]["required"][1], "answer");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn new(options: Options) -> Result<Self, BuildError> {
-        let _ = options;
-        todo!("schema reflection and definitions")
+        let options = options.with_defaults();
+        check_names(&options)?;
+        let settings = options.schema_settings_clone().unwrap_or_else(|| {
+            schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
+        });
+        let document = settings.into_generator().into_root_schema_for::<R>();
+        let inner = build(options, document.as_value(), &R::schema_name(), None)?;
+        Ok(SubmitTool::from_inner(inner))
     }
 }
 
 impl<R: SubmitResult> SubmitTool<R> {
     /// Builds the tool from the metadata `#[derive(SubmitResult)]` recorded on `R`.
+    ///
+    /// ```
+    /// use submit_result::{Metadata, Provider, SubmitResult, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Verdict {
+    ///     approve: bool,
+    /// }
+    ///
+    /// impl SubmitResult for Verdict {
+    ///     fn metadata() -> Metadata {
+    ///         Metadata::from_tag("name=submit_verdict,omitReasoning").unwrap()
+    ///     }
+    /// }
+    ///
+    /// let tool = SubmitTool::<Verdict>::for_response()?;
+    /// assert_eq!(tool.definition(Provider::OpenAiResponses)["name"], "submit_verdict");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn for_response() -> Result<Self, BuildError> {
         SubmitTool::new(Options::for_response::<R>())
     }
@@ -111,8 +180,117 @@ impl<R: SubmitResult> SubmitTool<R> {
 impl SubmitTool<Value> {
     /// Builds a tool whose payload is described by a JSON Schema document instead of a Rust
     /// type; step 7 then validates the payload against it.
+    ///
+    /// The document gets the same treatment as a reflected schema (local references inlined,
+    /// no `$schema`/`$id`/`title` at the root, the root description set to the payload
+    /// description, foreign integer formats removed). A document that is not a valid JSON
+    /// Schema, or whose references point outside it, fails with [`BuildError::InvalidSchema`];
+    /// nothing is fetched over the network.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submit_result::{Options, Provider, SubmitTool};
+    ///
+    /// let schema = json!({"type": "object",
+    ///     "properties": {"verdict": {"enum": ["approve", "block"]}},
+    ///     "required": ["verdict"]});
+    /// let tool = SubmitTool::from_json_schema(schema, Options::new().flat_payload(true))?;
+    /// let definition = tool.definition(Provider::OpenAiChat);
+    /// assert_eq!(
+    ///     definition["function"]["parameters"]["required"],
+    ///     json!(["reasoning", "verdict"])
+    /// );
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
     pub fn from_json_schema(schema: Value, options: Options) -> Result<Self, BuildError> {
-        let _ = (schema, options);
-        todo!("dynamic schemas")
+        let options = options.with_defaults();
+        check_names(&options)?;
+        let validator = jsonschema::validator_for(&schema).map_err(|error| {
+            let at = match error.instance_path().as_str() {
+                "" => "the root".to_owned(),
+                pointer => format!("`{pointer}`"),
+            };
+            BuildError::InvalidSchema(format!("at {at}: {error}; fix the document"))
+        })?;
+        let root_name = schema
+            .get("title")
+            .and_then(Value::as_str)
+            .filter(|title| !title.is_empty())
+            .unwrap_or("Payload")
+            .to_owned();
+        let inner = build(options, &schema, &root_name, Some(validator))?;
+        Ok(SubmitTool::from_inner(inner))
     }
+}
+
+/// Checks the names and the reasoning collision that do not depend on the schema.
+fn check_names(options: &Options) -> Result<(), BuildError> {
+    if !submit_meta::is_valid_name(&options.tool_name) {
+        return Err(BuildError::InvalidToolName(options.tool_name.to_string()));
+    }
+    if !submit_meta::is_valid_name(&options.payload_field_name) {
+        return Err(BuildError::InvalidPayloadFieldName(
+            options.payload_field_name.to_string(),
+        ));
+    }
+    if options.payload_field_name == REASONING && !options.omit_reasoning {
+        return Err(BuildError::PayloadNamedReasoning);
+    }
+    Ok(())
+}
+
+/// Everything after reflection: payload schema, validation against it, definitions.
+fn build(
+    options: Options,
+    document: &Value,
+    root_name: &str,
+    validator: Option<jsonschema::Validator>,
+) -> Result<Inner, BuildError> {
+    let payload_schema = schema::payload_schema(document, root_name, &options.payload_description)?;
+    let properties: Vec<Property> = schema::top_properties(&payload_schema)
+        .into_iter()
+        .map(|p| Property {
+            name: p.name,
+            required: p.required,
+        })
+        .collect();
+    if options.flat_payload {
+        if let Some(problem) = schema::flat_shape_problem(&payload_schema) {
+            return Err(BuildError::FlatNotAnObject(problem));
+        }
+        if !options.omit_reasoning && properties.iter().any(|p| p.name == REASONING) {
+            return Err(BuildError::FlatPropertyNamedReasoning);
+        }
+    }
+    let mut advertised = payload_schema.clone();
+    schema::omit_fields(&mut advertised, &options.omit_payload_fields)?;
+    let parameters = schema::parameters(
+        &advertised,
+        schema::Shape {
+            payload_field: &options.payload_field_name,
+            omit_reasoning: options.omit_reasoning,
+            flat: options.flat_payload,
+        },
+    );
+    let input = schema::DefinitionInput {
+        name: &options.tool_name,
+        description: &options.description,
+        parameters: &parameters,
+        strict: options.strict,
+        gemini_schema: options.gemini_schema,
+    };
+    let mut definitions: [Value; 4] = Default::default();
+    for provider in Provider::ALL {
+        let definition = provider.build_definition(&input)?;
+        if let Some(slot) = definitions.get_mut(provider.index()) {
+            *slot = definition;
+        }
+    }
+    Ok(Inner {
+        options,
+        payload_schema,
+        properties,
+        definitions,
+        validator,
+    })
 }

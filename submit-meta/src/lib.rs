@@ -188,7 +188,12 @@ pub fn suggest<'a>(unknown: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let unknown = unknown.to_ascii_lowercase();
     candidates
         .iter()
-        .map(|candidate| (edit_distance(&unknown, &candidate.to_ascii_lowercase()), *candidate))
+        .map(|candidate| {
+            (
+                edit_distance(&unknown, &candidate.to_ascii_lowercase()),
+                *candidate,
+            )
+        })
         .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
@@ -226,7 +231,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// One mistake in metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// A key that is not one of [`Key::ALL`].
+    /// A key that is not one of [`Key::ALL`] (nor, in the attribute spelling, `crate`).
     UnknownKey {
         /// The key as written.
         key: String,
@@ -277,17 +282,27 @@ impl fmt::Display for Error {
                 suggestion,
                 tag,
             } => {
-                write!(f, "unknown submit_result attribute `{key}`")?;
-                if let Some(suggestion) = suggestion {
-                    write!(f, ", did you mean `{suggestion}`?")?;
-                }
-                f.write_str(" expected one of ")?;
+                write!(
+                    f,
+                    "unknown submit_result attribute `{key}`, expected one of "
+                )?;
                 for (i, known) in Key::ALL.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    let known = if *tag { known.tag_str() } else { known.as_str() };
+                    let known = if *tag {
+                        known.tag_str()
+                    } else {
+                        known.as_str()
+                    };
                     write!(f, "`{known}`")?;
+                }
+                // The attribute spelling also takes the path of the runtime crate.
+                if !*tag {
+                    f.write_str(", `crate`")?;
+                }
+                if let Some(suggestion) = suggestion {
+                    write!(f, "; did you mean `{suggestion}`?")?;
                 }
                 Ok(())
             }
@@ -439,6 +454,13 @@ impl<S: Clone> Builder<S> {
         self.errors.push((error, at));
     }
 
+    /// Takes the mistakes recorded so far, so a caller can report them in source order.
+    ///
+    /// Cross-key rules are checked by [`Builder::finish_located`], not here.
+    pub fn take_errors(&mut self) -> Vec<(Error, S)> {
+        std::mem::take(&mut self.errors)
+    }
+
     /// Where `key` was set, if it was.
     pub fn location(&self, key: Key) -> Option<&S> {
         self.seen
@@ -503,8 +525,33 @@ mod tests {
         let keys: Vec<&str> = Key::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(suggest("nmae", &keys), Some("name"));
         assert_eq!(suggest("payload_desc", &keys), None);
-        assert_eq!(suggest("payload_descriptoin", &keys), Some("payload_description"));
+        assert_eq!(
+            suggest("payload_descriptoin", &keys),
+            Some("payload_description")
+        );
         assert_eq!(suggest("zzzzzz", &keys), None);
+    }
+
+    #[test]
+    fn unknown_key_lists_the_keys_of_its_spelling_then_suggests() {
+        let attribute = Error::UnknownKey {
+            key: "nmae".into(),
+            suggestion: Some("name"),
+            tag: false,
+        };
+        assert_eq!(
+            attribute.to_string(),
+            "unknown submit_result attribute `nmae`, expected one of `name`, `description`, \
+             `success`, `payload`, `payload_description`, `flat`, `omit_reasoning`, `crate`; \
+             did you mean `name`?"
+        );
+        let errors = Metadata::from_tag("omitreasonin").unwrap_err();
+        assert_eq!(
+            errors.to_string(),
+            "unknown submit_result attribute `omitreasonin`, expected one of `name`, \
+             `description`, `success`, `payload`, `payloadDescription`, `flat`, \
+             `omitReasoning`; did you mean `omitReasoning`?"
+        );
     }
 
     #[test]

@@ -36,6 +36,32 @@ impl Provider {
         }
     }
 
+    /// Whether the provider has a strict schema mode: Anthropic and both OpenAI APIs do,
+    /// Gemini does not (its definition of a strict tool is the ordinary one).
+    ///
+    /// ```
+    /// use submit_result::Provider;
+    ///
+    /// assert!(Provider::Claude.supports_strict());
+    /// assert!(!Provider::Gemini.supports_strict());
+    /// ```
+    pub fn supports_strict(self) -> bool {
+        !matches!(self, Provider::Gemini)
+    }
+
+    /// Builds this provider's definition of a tool.
+    pub(crate) fn build_definition(
+        self,
+        input: &crate::schema::DefinitionInput<'_>,
+    ) -> Result<serde_json::Value, crate::options::BuildError> {
+        match self {
+            Provider::Claude => claude::definition(input),
+            Provider::Gemini => gemini::definition(input),
+            Provider::OpenAiChat => openai_chat::definition(input),
+            Provider::OpenAiResponses => openai_responses::definition(input),
+        }
+    }
+
     pub(crate) fn index(self) -> usize {
         match self {
             Provider::Claude => 0,
@@ -54,7 +80,9 @@ impl fmt::Display for Provider {
 
 /// A provider name that is not one of `claude`, `gemini`, `openai-chat`, `openai-responses`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`")]
+#[error(
+    "unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`"
+)]
 pub struct UnknownProvider(pub String);
 
 impl FromStr for Provider {

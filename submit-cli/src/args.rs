@@ -1,0 +1,466 @@
+//! The command line: subcommands, common options, and turning them into a submit tool.
+
+use std::path::PathBuf;
+
+use clap::builder::NonEmptyStringValueParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use submit_core::{BuildError, GeminiSchema, Metadata, Options, Provider};
+
+use crate::error::CliError;
+
+/// Build tool definitions and parse or triage calls of a terminal `submit_result` tool whose
+/// payload is described by a JSON Schema.
+#[derive(Debug, Parser)]
+#[command(name = "submit-result", version, max_term_width = 100)]
+#[command(subcommand_required = true, arg_required_else_help = false)]
+#[command(
+    after_help = "Exit status: 0 when the command did its work, a rejected submit \
+included (it is a result); 2 for a usage mistake, an unreadable file, a call not in the \
+provider's shape or a tool that cannot be built, with one line on standard error."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the tool definition in the provider's wire format.
+    Definition(DefinitionArgs),
+    /// Read one tool call in the provider's native shape and print its outcome as JSON.
+    Parse(ParseArgs),
+    /// Read one call a line (JSONL), possibly millions, and print a summary of the outcomes.
+    #[command(
+        after_help = "The summary counts clean accepts, each recovery, each rejection \
+class and cause, with their shares of the calls, and lists the most common declined shapes: \
+what followed the payload object when a recovery declined. A line that is not JSON or not a \
+call in the provider's shape is counted as malformed and reported by number; it never stops \
+the triage. A progress bar is drawn on standard error when it is a terminal."
+    )]
+    Triage(TriageArgs),
+}
+
+/// Arguments of `definition`.
+#[derive(Debug, Args)]
+pub struct DefinitionArgs {
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Arguments of `parse`.
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub common: Common,
+    /// The file holding the call; `-` or nothing reads standard input.
+    #[arg(value_name = "CALL_FILE|-")]
+    pub call: Option<PathBuf>,
+}
+
+/// Arguments of `triage`.
+#[derive(Debug, Args)]
+pub struct TriageArgs {
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub common: Common,
+    /// The JSONL file of calls, one a line; `-` or nothing reads standard input.
+    #[arg(value_name = "CALLS.jsonl|-")]
+    pub calls: Option<PathBuf>,
+    /// Print the summary as one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write every outcome to this file, one JSON object a line (the shapes `parse` prints),
+    /// each with a leading `line` member: the number of the input line it came from.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// How many of the most common declined shapes to list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+/// The wire format, as spelled on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// Anthropic Messages.
+    #[value(name = "claude")]
+    Claude,
+    /// Gemini function declarations.
+    #[value(name = "gemini")]
+    Gemini,
+    /// OpenAI Chat Completions.
+    #[value(name = "openai-chat")]
+    OpenAiChat,
+    /// OpenAI Responses.
+    #[value(name = "openai-responses")]
+    OpenAiResponses,
+}
+
+impl From<ProviderArg> for Provider {
+    fn from(arg: ProviderArg) -> Provider {
+        match arg {
+            ProviderArg::Claude => Provider::Claude,
+            ProviderArg::Gemini => Provider::Gemini,
+            ProviderArg::OpenAiChat => Provider::OpenAiChat,
+            ProviderArg::OpenAiResponses => Provider::OpenAiResponses,
+        }
+    }
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// The wire format.
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: ProviderArg,
+    /// The payload's JSON Schema.
+    #[arg(long, value_name = "FILE")]
+    pub schema: PathBuf,
+    /// Tool name [default: submit_result].
+    #[arg(long, value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub name: Option<String>,
+    /// Tool description [default: a text saying the call is terminal and final].
+    #[arg(long, value_name = "TEXT", value_parser = NonEmptyStringValueParser::new())]
+    pub description: Option<String>,
+    /// Payload parameter name [default: result].
+    #[arg(long, value_name = "FIELD", value_parser = NonEmptyStringValueParser::new())]
+    pub payload: Option<String>,
+    /// Payload parameter description [default: "Structured result payload."].
+    #[arg(long, value_name = "TEXT", value_parser = NonEmptyStringValueParser::new())]
+    pub payload_description: Option<String>,
+    /// The success tool result's message [default: "Result submitted successfully."].
+    #[arg(long, value_name = "TEXT", value_parser = NonEmptyStringValueParser::new())]
+    pub success: Option<String>,
+    /// Metadata in the tag grammar ("name=x,payloadDescription=a\, b,flat"); the flags above
+    /// and below override its values.
+    #[arg(long, value_name = "TAG", value_parser = NonEmptyStringValueParser::new())]
+    pub tag: Option<String>,
+    /// Advertise each payload property as its own parameter.
+    #[arg(long)]
+    pub flat: bool,
+    /// Drop the reasoning parameter.
+    #[arg(long)]
+    pub omit_reasoning: bool,
+    /// Withhold a top-level payload property from the advertised schema (repeatable).
+    #[arg(long = "omit-field", value_name = "NAME", value_parser = NonEmptyStringValueParser::new())]
+    pub omit_fields: Vec<String>,
+    /// Ask for strict schema adherence (OpenAI, Anthropic; not Gemini).
+    #[arg(long)]
+    pub strict: bool,
+    /// Emit Gemini's `parametersJsonSchema` (plain JSON Schema) instead of its legacy subset.
+    #[arg(long)]
+    pub gemini_json_schema: bool,
+}
+
+impl Common {
+    /// The provider chosen.
+    pub fn provider(&self) -> Provider {
+        self.provider.into()
+    }
+
+    /// The metadata a tag sets. A tag naming its payload `reasoning` is refused unless
+    /// `--omit-reasoning` or `--payload` overrides what makes it a mistake; construction checks
+    /// the final combination again.
+    fn tag_metadata(&self, tag: &str) -> Result<Metadata, CliError> {
+        let mut builder = submit_meta::Builder::default();
+        for part in submit_meta::split_tag(tag) {
+            builder.tag_part(&part, ());
+        }
+        let (metadata, errors) = builder.finish_located();
+        let overridden = self.omit_reasoning || self.payload.is_some();
+        let errors: Vec<submit_meta::Error> = errors
+            .into_iter()
+            .map(|(error, ())| error)
+            .filter(|error| !(overridden && *error == submit_meta::Error::PayloadNamedReasoning))
+            .collect();
+        if errors.is_empty() {
+            Ok(metadata)
+        } else {
+            Err(CliError::Tag(BuildError::Metadata(submit_meta::Errors(
+                errors,
+            ))))
+        }
+    }
+
+    /// The tool's options: the tag (if any) as the base, then every explicit flag over it.
+    ///
+    /// Gemini has no strict mode, so `--strict` with `--provider gemini` is an error. For the
+    /// other providers the Gemini definition is never printed, so it is built in its plain
+    /// JSON Schema form, which any schema the other providers accept can take.
+    pub fn options(&self) -> Result<Options, CliError> {
+        let provider = self.provider();
+        let mut options = match &self.tag {
+            Some(tag) => Options::from_metadata(&self.tag_metadata(tag)?),
+            None => Options::new(),
+        };
+        for value in [
+            &self.name,
+            &self.description,
+            &self.payload,
+            &self.payload_description,
+            &self.success,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            // clap's parser refuses empty values already; this guards hand-built structs.
+            if value.is_empty() {
+                return Err(CliError::EmptyValue);
+            }
+        }
+        if let Some(name) = &self.name {
+            options = options.tool_name(name.clone());
+        }
+        if let Some(description) = &self.description {
+            options = options.description(description.clone());
+        }
+        if let Some(payload) = &self.payload {
+            options = options.payload_field_name(payload.clone());
+        }
+        if let Some(text) = &self.payload_description {
+            options = options.payload_description(text.clone());
+        }
+        if let Some(text) = &self.success {
+            options = options.success_message(text.clone());
+        }
+        if self.flat {
+            options = options.flat_payload(true);
+        }
+        if self.omit_reasoning {
+            options = options.omit_reasoning(true);
+        }
+        if !self.omit_fields.is_empty() {
+            options = options.omit_payload_fields(self.omit_fields.iter().cloned());
+        }
+        if self.strict {
+            if provider == Provider::Gemini {
+                return Err(CliError::GeminiStrict);
+            }
+            options = options.strict(true);
+        }
+        if self.gemini_json_schema || provider != Provider::Gemini {
+            options = options.gemini_schema(GeminiSchema::JsonSchema);
+        }
+        Ok(options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("submit-result").chain(args.iter().copied()))
+    }
+
+    fn common(cli: Cli) -> Common {
+        match cli.command {
+            Command::Definition(a) => a.common,
+            Command::Parse(a) => a.common,
+            Command::Triage(a) => a.common,
+        }
+    }
+
+    #[test]
+    fn command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn provider_names_map_to_providers() {
+        for (name, provider) in [
+            ("claude", Provider::Claude),
+            ("gemini", Provider::Gemini),
+            ("openai-chat", Provider::OpenAiChat),
+            ("openai-responses", Provider::OpenAiResponses),
+        ] {
+            let cli = parse(&["definition", "--provider", name, "--schema", "s.json"]).unwrap();
+            assert_eq!(common(cli).provider(), provider);
+        }
+    }
+
+    #[test]
+    fn unknown_provider_is_a_usage_error() {
+        let error = parse(&["definition", "--provider", "openai", "--schema", "s"]).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::InvalidValue);
+    }
+
+    #[test]
+    fn provider_and_schema_are_required() {
+        let error = parse(&["definition", "--schema", "s"]).unwrap_err();
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::MissingRequiredArgument
+        );
+        let error = parse(&["parse", "--provider", "claude"]).unwrap_err();
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::MissingRequiredArgument
+        );
+    }
+
+    #[test]
+    fn empty_metadata_values_are_usage_errors() {
+        for flag in [
+            "--name",
+            "--description",
+            "--payload",
+            "--payload-description",
+            "--success",
+            "--tag",
+            "--omit-field",
+        ] {
+            let error = parse(&[
+                "definition",
+                "--provider",
+                "claude",
+                "--schema",
+                "s",
+                flag,
+                "",
+            ])
+            .unwrap_err();
+            assert_eq!(error.kind(), clap::error::ErrorKind::InvalidValue, "{flag}");
+        }
+    }
+
+    #[test]
+    fn omit_field_is_repeatable() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--omit-field",
+            "a",
+            "--omit-field",
+            "b",
+        ])
+        .unwrap();
+        assert_eq!(common(cli).omit_fields, ["a", "b"]);
+    }
+
+    #[test]
+    fn flags_override_the_tag() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "name=from_tag,payload=analysis,payloadDescription=a\\, b",
+            "--name",
+            "from_flag",
+            "--omit-reasoning",
+        ])
+        .unwrap();
+        let options = common(cli).options().unwrap();
+        assert_eq!(options.get_tool_name(), "from_flag");
+        assert_eq!(options.get_payload_field_name(), "analysis");
+        assert_eq!(options.get_payload_description(), "a, b");
+    }
+
+    #[test]
+    fn tag_mistakes_are_errors() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "nmae=x",
+        ])
+        .unwrap();
+        let error = common(cli).options().unwrap_err();
+        assert!(matches!(error, CliError::Tag(_)));
+        assert!(error.to_string().contains("nmae"), "{error}");
+    }
+
+    #[test]
+    fn tag_flags_are_overridden_by_flags() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "flat=false,omitReasoning=false",
+            "--flat",
+            "--omit-reasoning",
+        ])
+        .unwrap();
+        let common = common(cli);
+        let metadata = common.tag_metadata(common.tag.as_deref().unwrap()).unwrap();
+        assert!(!metadata.flat && !metadata.omit_reasoning);
+        // The flags win over the tag's `false` (Options has no getters for these two).
+        let options = format!("{:?}", common.options().unwrap());
+        assert!(options.contains("omit_reasoning: true"), "{options}");
+        assert!(options.contains("flat_payload: true"), "{options}");
+    }
+
+    #[test]
+    fn tag_payload_reasoning_is_fine_with_omit_reasoning_flag() {
+        let args = |extra: &[&'static str]| {
+            let mut args = vec![
+                "definition",
+                "--provider",
+                "claude",
+                "--schema",
+                "s",
+                "--tag",
+                "payload=reasoning",
+            ];
+            args.extend_from_slice(extra);
+            common(parse(&args).unwrap())
+        };
+        let error = args(&[]).options().unwrap_err();
+        assert!(error.to_string().contains("`reasoning`"), "{error}");
+        let options = args(&["--omit-reasoning"]).options().unwrap();
+        assert_eq!(options.get_payload_field_name(), "reasoning");
+        let options = args(&["--payload", "answer"]).options().unwrap();
+        assert_eq!(options.get_payload_field_name(), "answer");
+    }
+
+    #[test]
+    fn tag_mistakes_are_all_reported() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "s",
+            "--tag",
+            "nmae=x,flat=maybe,name=a,name=b",
+        ])
+        .unwrap();
+        let message = common(cli).options().unwrap_err().to_string();
+        assert!(message.contains("`nmae`"), "{message}");
+        assert!(message.contains("got `maybe`"), "{message}");
+        assert!(message.contains("duplicate"), "{message}");
+    }
+
+    #[test]
+    fn strict_with_gemini_is_an_error() {
+        let cli = parse(&[
+            "definition",
+            "--provider",
+            "gemini",
+            "--schema",
+            "s",
+            "--strict",
+        ])
+        .unwrap();
+        assert!(matches!(
+            common(cli).options().unwrap_err(),
+            CliError::GeminiStrict
+        ));
+    }
+}

@@ -1,0 +1,181 @@
+//! Why a command failed. Every failure exits with status 2 and one line on standard error.
+
+use std::path::PathBuf;
+
+use submit_core::{BuildError, CallShapeError};
+
+/// A failure of the command (a rejected submit is a result, not one of these).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// An option given an empty value.
+    #[error("an option was given an empty value: give it a value or leave it out")]
+    EmptyValue,
+    /// The `--tag` string has mistakes.
+    #[error("--tag: {0}")]
+    Tag(BuildError),
+    /// `--strict` with `--provider gemini`.
+    #[error("gemini has no strict mode: drop --strict or pick another provider")]
+    GeminiStrict,
+    /// A file (or standard input) that could not be read.
+    #[error("cannot read {what} {}: {source}", show(path, "from standard input"))]
+    Read {
+        /// What the file holds (`schema file`, `call`, `calls`).
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file that is not the JSON it should hold.
+    #[error("{what} {} is not JSON: {source}", show(path, "from standard input"))]
+    NotJson {
+        /// What the file holds.
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// What the decoder said.
+        source: serde_json::Error,
+    },
+    /// The call is not in the provider's shape.
+    #[error("{0}: pass the call object exactly as the provider returned it")]
+    CallShape(CallShapeError),
+    /// The tool could not be built from the schema and options.
+    #[error("{}", build_message(.0))]
+    Build(BuildError),
+    /// A file that could not be created or written.
+    #[error("cannot write {what} {}: {source}", show(path, "to standard output"))]
+    Write {
+        /// What the file is for.
+        what: &'static str,
+        /// The file; `None` for standard output.
+        path: Option<PathBuf>,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// A construction error, its advice given in command-line terms where the library's names a
+/// Rust remedy.
+fn build_message(error: &BuildError) -> String {
+    match error {
+        BuildError::OmitRequiredField(field) => format!(
+            "cannot omit payload field `{field}`: the schema requires it, so every submit would \
+             fail to validate; drop --omit-field {field} or remove it from the schema's `required`"
+        ),
+        BuildError::FlatNotAnObject(what) => format!(
+            "--flat needs a payload schema that is an object with properties, but it is {what}: \
+             drop --flat"
+        ),
+        BuildError::GeminiLegacy(reason) => format!(
+            "cannot express the payload schema in Gemini's legacy schema subset: {reason}; pass \
+             --gemini-json-schema"
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The file in backquotes, or `stdio` when there is none.
+fn show(path: &Option<PathBuf>, stdio: &str) -> String {
+    match path {
+        Some(path) => format!("`{}`", path.display()),
+        None => stdio.to_owned(),
+    }
+}
+
+impl CliError {
+    /// The message as one line: any line breaks inside (from wrapped errors) become spaces.
+    pub fn one_line(&self) -> String {
+        one_line(&self.to_string())
+    }
+}
+
+/// Joins the non-empty lines of `text` with single spaces.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Renders a clap error as one line: everything before its `Usage:` block, joined, without
+/// the pointer to `--help`.
+pub fn clap_one_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let head: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|line| !line.starts_with("Usage:"))
+        .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
+        .collect();
+    let line = head.join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn construction_errors_give_command_line_advice() {
+        let error = CliError::Build(BuildError::OmitRequiredField("summary".to_owned()));
+        assert_eq!(
+            error.one_line(),
+            "cannot omit payload field `summary`: the schema requires it, so every submit would \
+             fail to validate; drop --omit-field summary or remove it from the schema's `required`"
+        );
+        let error = CliError::Build(BuildError::GeminiLegacy("recursive at /x".to_owned()));
+        assert!(error.one_line().ends_with("pass --gemini-json-schema"));
+        let error = CliError::Build(BuildError::OmitUnknownField("nope".to_owned()));
+        assert_eq!(
+            error.one_line(),
+            BuildError::OmitUnknownField("nope".to_owned()).to_string()
+        );
+    }
+
+    #[test]
+    fn standard_input_is_named_when_there_is_no_file() {
+        let source = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let error = CliError::NotJson {
+            what: "call",
+            path: None,
+            source,
+        };
+        assert_eq!(
+            error.one_line(),
+            "call from standard input is not JSON: EOF while parsing an object at line 1 column 1"
+        );
+    }
+
+    #[test]
+    fn one_line_joins_lines() {
+        assert_eq!(one_line("a\n  b\n\nc\n"), "a b c");
+    }
+
+    #[test]
+    fn read_error_names_the_file() {
+        let error = CliError::Read {
+            what: "schema file",
+            path: Some(PathBuf::from("missing.json")),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+        };
+        assert_eq!(
+            error.one_line(),
+            "cannot read schema file `missing.json`: no such file"
+        );
+    }
+
+    #[test]
+    fn clap_errors_become_one_line_naming_the_option() {
+        use clap::Parser;
+        let error =
+            crate::args::Cli::try_parse_from(["submit-result", "definition", "--schema", "s"])
+                .unwrap_err();
+        let line = clap_one_line(&error);
+        assert!(!line.contains('\n'));
+        assert_eq!(
+            line,
+            "the following required arguments were not provided: --provider <PROVIDER>"
+        );
+    }
+}

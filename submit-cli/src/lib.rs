@@ -1,0 +1,211 @@
+//! The `submit-result` command-line tool: a terminal submit tool driven by a JSON Schema.
+//!
+//! This library is the tool's implementation, split from `main` so that tests and benchmarks
+//! can drive its parts; it is not a stable API. Use the `submit-result` crate from Rust.
+//!
+//! ```text
+//! submit-result definition --provider claude --schema schema.json
+//! submit-result parse      --provider openai-chat --schema schema.json call.json
+//! submit-result triage     --provider gemini --schema schema.json calls.jsonl --json
+//! ```
+//!
+//! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
+//! exit with status 2 and one line on standard error. A rejected submit is a result: exit 0.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod error;
+pub mod output;
+pub mod shapes;
+pub mod triage;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde_json::Value;
+use submit_core::SubmitTool;
+
+use crate::args::{Cli, Command, Common, DefinitionArgs, ParseArgs, TriageArgs};
+use crate::error::{clap_one_line, CliError};
+use crate::output::OutcomeView;
+
+/// The exit status of every failure.
+const FAILURE: u8 = 2;
+
+/// Runs the command line of this process and returns its exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            // --help and --version: print as clap renders them, exit 0.
+            let _ = error.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("submit-result: {}", clap_one_line(&error));
+            return ExitCode::from(FAILURE);
+        }
+    };
+    let result = match cli.command {
+        Command::Definition(args) => definition(&args),
+        Command::Parse(args) => parse(&args),
+        Command::Triage(args) => triage(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Write { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            // The reader went away (`| head`): nothing left to say to it.
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("submit-result: {}", error.one_line());
+            ExitCode::from(FAILURE)
+        }
+    }
+}
+
+/// Reads the schema file and builds the tool from it and the options.
+fn build(common: &Common) -> Result<SubmitTool<Value>, CliError> {
+    let options = common.options()?;
+    let path = &common.schema;
+    let text = std::fs::read(path).map_err(|source| CliError::Read {
+        what: "schema file",
+        path: Some(path.clone()),
+        source,
+    })?;
+    let schema: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
+        what: "schema file",
+        path: Some(path.clone()),
+        source,
+    })?;
+    SubmitTool::from_json_schema(schema, options).map_err(CliError::Build)
+}
+
+/// `None` for standard input (`-` or nothing), else the path.
+fn file_or_stdin(path: Option<&PathBuf>) -> Option<&Path> {
+    path.map(PathBuf::as_path)
+        .filter(|path| path.as_os_str() != "-")
+}
+
+/// Writes `value` pretty-printed, and a newline, to standard output.
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
+    let write_error = |source| CliError::Write {
+        what: "output",
+        path: None,
+        source,
+    };
+    let mut stdout = BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut stdout, value).map_err(|e| write_error(e.into()))?;
+    stdout.write_all(b"\n").map_err(write_error)?;
+    stdout.flush().map_err(write_error)
+}
+
+fn definition(args: &DefinitionArgs) -> Result<(), CliError> {
+    let provider = args.common.provider();
+    let tool = build(&args.common)?;
+    print_json(&tool.definition(provider))
+}
+
+fn parse(args: &ParseArgs) -> Result<(), CliError> {
+    let provider = args.common.provider();
+    let tool = build(&args.common)?;
+    let path = file_or_stdin(args.call.as_ref());
+    let read_error = |source| CliError::Read {
+        what: "call",
+        path: path.map(Path::to_path_buf),
+        source,
+    };
+    let mut text = Vec::new();
+    match path {
+        Some(path) => File::open(path)
+            .and_then(|mut file| file.read_to_end(&mut text))
+            .map_err(read_error)?,
+        None => std::io::stdin()
+            .lock()
+            .read_to_end(&mut text)
+            .map_err(read_error)?,
+    };
+    let call: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
+        what: "call",
+        path: path.map(Path::to_path_buf),
+        source,
+    })?;
+    provider.read_call(&call).map_err(CliError::CallShape)?;
+    let outcome = tool.handle(provider, &call);
+    print_json(&OutcomeView::new(&outcome, None))
+}
+
+fn triage(args: &TriageArgs) -> Result<(), CliError> {
+    let provider = args.common.provider();
+    let tool = build(&args.common)?;
+    let path = file_or_stdin(args.calls.as_ref());
+    let read_error = |source| CliError::Read {
+        what: "calls",
+        path: path.map(Path::to_path_buf),
+        source,
+    };
+    let (reader, size): (Box<dyn BufRead>, Option<u64>) = match path {
+        Some(path) => {
+            let file = File::open(path).map_err(read_error)?;
+            let size = file.metadata().ok().map(|m| m.len());
+            (Box::new(BufReader::with_capacity(256 * 1024, file)), size)
+        }
+        None => (
+            Box::new(BufReader::with_capacity(256 * 1024, std::io::stdin())),
+            None,
+        ),
+    };
+    let write_error = |source| CliError::Write {
+        what: "outcomes file",
+        path: args.out.clone(),
+        source,
+    };
+    let mut out = match &args.out {
+        Some(path) => Some(BufWriter::with_capacity(
+            256 * 1024,
+            File::create(path).map_err(write_error)?,
+        )),
+        None => None,
+    };
+    let input = triage::Input {
+        reader,
+        size,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let summary = triage::run(
+        input,
+        out.as_mut().map(|out| out as &mut dyn Write),
+        triage::handler(&tool, provider),
+    )
+    .map_err(|error| match error {
+        triage::StreamError::Read(source) => read_error(source),
+        triage::StreamError::Write(source) => write_error(source),
+    })?;
+    let report = summary.report(args.top);
+    if args.json {
+        let write_error = |source| CliError::Write {
+            what: "output",
+            path: None,
+            source,
+        };
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer(&mut stdout, &report).map_err(|e| write_error(e.into()))?;
+        stdout.write_all(b"\n").map_err(write_error)?;
+        stdout.flush().map_err(write_error)
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(report.table().as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|source| CliError::Write {
+                what: "output",
+                path: None,
+                source,
+            })
+    }
+}

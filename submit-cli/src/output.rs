@@ -1,0 +1,135 @@
+//! The outcome JSON of `parse` and of each `triage --out` line (CLI.md's two shapes).
+
+use serde::Serialize;
+use serde_json::Value;
+use submit_core::{ErrorClass, Outcome, ParameterCause, Recovery};
+
+/// An outcome as printed: borrowed from the [`Outcome`], serialized without copying the payload.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum OutcomeView<'a> {
+    /// `{"accepted": true, "response", "reasoning", "recovery", "tool_result"}`.
+    Accepted {
+        /// The input line, for `triage --out`; absent for `parse`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u64>,
+        /// Always `true`.
+        accepted: bool,
+        /// The decoded payload.
+        response: &'a Value,
+        /// The final reasoning.
+        reasoning: &'a str,
+        /// The recovery that applied, `null` for a clean accept.
+        recovery: Option<Recovery>,
+        /// `{"success": true, "message": …}`.
+        tool_result: &'a Value,
+    },
+    /// `{"accepted": false, "class", "cause", "trace_error", "tool_result"}`.
+    Rejected {
+        /// The input line, for `triage --out`; absent for `parse`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u64>,
+        /// Always `false`.
+        accepted: bool,
+        /// `parameter` or `payload`.
+        class: ErrorClass,
+        /// The parameter cause; `null` exactly when the class is `payload`.
+        cause: Option<ParameterCause>,
+        /// What the trace records, echo included.
+        trace_error: String,
+        /// `{"error": …}`.
+        tool_result: &'a Value,
+    },
+}
+
+impl<'a> OutcomeView<'a> {
+    /// The view of `outcome`, tagged with its input line when one is given.
+    pub fn new(outcome: &'a Outcome<Value>, line: Option<u64>) -> Self {
+        match outcome {
+            Outcome::Accepted(accepted) => OutcomeView::Accepted {
+                line,
+                accepted: true,
+                response: &accepted.response,
+                reasoning: &accepted.reasoning,
+                recovery: accepted.recovery,
+                tool_result: &accepted.tool_result,
+            },
+            Outcome::Rejected(rejected) => OutcomeView::Rejected {
+                line,
+                accepted: false,
+                class: rejected.error.class(),
+                cause: rejected.error.cause(),
+                trace_error: rejected.error.trace_text(),
+                tool_result: &rejected.tool_result,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use submit_core::{Accepted, Rejected, SubmitError};
+
+    #[test]
+    fn accepted_outcome_has_the_accepted_shape() {
+        let outcome = Outcome::Accepted(Accepted {
+            response: json!({"summary": "done"}),
+            reasoning: "checked".to_owned(),
+            recovery: Some(Recovery::ReasoningOpener),
+            tool_result: json!({"success": true, "message": "ok"}),
+        });
+        let text = serde_json::to_string(&OutcomeView::new(&outcome, None)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"accepted":true,"response":{"summary":"done"},"reasoning":"checked","recovery":"reasoning_opener","tool_result":{"success":true,"message":"ok"}}"#
+        );
+    }
+
+    #[test]
+    fn clean_accept_has_null_recovery() {
+        let outcome = Outcome::Accepted(Accepted {
+            response: json!(1),
+            reasoning: String::new(),
+            recovery: None,
+            tool_result: json!({}),
+        });
+        let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
+        assert_eq!(value["recovery"], Value::Null);
+    }
+
+    #[test]
+    fn rejected_parameter_outcome_has_cause_and_echo() {
+        let outcome = Outcome::Rejected(Rejected {
+            error: SubmitError::Parameter {
+                cause: ParameterCause::StringifiedDeclined,
+                message: "bad".to_owned(),
+                echo: Some("result arrived as a 3-byte string: \"x y\"".to_owned()),
+            },
+            tool_result: json!({"error": "bad"}),
+        });
+        let text = serde_json::to_string(&OutcomeView::new(&outcome, Some(7))).unwrap();
+        assert_eq!(
+            text,
+            r#"{"line":7,"accepted":false,"class":"parameter","cause":"stringified_declined","trace_error":"parameter error: bad (result arrived as a 3-byte string: \"x y\")","tool_result":{"error":"bad"}}"#
+        );
+    }
+
+    #[test]
+    fn rejected_payload_outcome_has_null_cause() {
+        let outcome = Outcome::Rejected(Rejected {
+            error: SubmitError::Payload {
+                message: "failed to decode payload: x".to_owned(),
+            },
+            tool_result: json!({"error": "failed to decode payload: x"}),
+        });
+        let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
+        assert_eq!(value["class"], "payload");
+        assert_eq!(value["cause"], Value::Null);
+        assert_eq!(
+            value["trace_error"],
+            "payload error: failed to decode payload: x"
+        );
+    }
+}

@@ -1,0 +1,1044 @@
+//! The `submit-result` binary, run as a user runs it.
+//!
+//! `gen_calls` writes a JSONL file mixing every outcome kind and malformed lines; the ignored
+//! test `triage_of_a_million_generated_lines` runs triage on 1,000,000 of them:
+//!
+//! ```text
+//! cargo test -p submit-cli --release --test cli -- --ignored --nocapture
+//! ```
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use submit_core::{DEFAULT_DESCRIPTION, REASONING_DESCRIPTION};
+
+const BIN: &str = env!("CARGO_BIN_EXE_submit-result");
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn schema() -> String {
+    data("schema.json").display().to_string()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_with(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).unwrap();
+    }
+    drop(input);
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = child.wait_with_output().unwrap();
+    Run {
+        code: status.code().unwrap(),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_with(args, None)
+}
+
+/// Runs a command expected to succeed and parses its standard output as JSON.
+fn json_of(args: &[&str]) -> Value {
+    let out = run(args);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn reasoning_param() -> Value {
+    json!({"type": "string", "description": REASONING_DESCRIPTION})
+}
+
+fn payload_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"summary": {"type": "string"}},
+        "required": ["summary"],
+        "description": "Structured result payload."
+    })
+}
+
+fn parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"reasoning": reasoning_param(), "result": payload_schema()},
+        "required": ["reasoning", "result"]
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// definition
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn definition_of_readme_example_for_claude() {
+    let value = json_of(&["definition", "--provider", "claude", "--schema", &schema()]);
+    assert_eq!(
+        value,
+        json!({
+            "name": "submit_result",
+            "description": DEFAULT_DESCRIPTION,
+            "input_schema": parameters()
+        })
+    );
+}
+
+#[test]
+fn definition_is_pretty_printed() {
+    let out = run(&["definition", "--provider", "claude", "--schema", &schema()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("{\n  \"name\": \"submit_result\""));
+    assert!(out.stdout.ends_with("}\n"));
+}
+
+#[test]
+fn definition_for_openai_chat_has_no_strict() {
+    let value = json_of(&[
+        "definition",
+        "--provider",
+        "openai-chat",
+        "--schema",
+        &schema(),
+    ]);
+    assert_eq!(
+        value,
+        json!({
+            "type": "function",
+            "function": {
+                "name": "submit_result",
+                "description": DEFAULT_DESCRIPTION,
+                "parameters": parameters()
+            }
+        })
+    );
+}
+
+#[test]
+fn definition_for_openai_responses_has_explicit_strict_false() {
+    let value = json_of(&[
+        "definition",
+        "--provider",
+        "openai-responses",
+        "--schema",
+        &schema(),
+    ]);
+    assert_eq!(
+        value,
+        json!({
+            "type": "function",
+            "name": "submit_result",
+            "description": DEFAULT_DESCRIPTION,
+            "parameters": parameters(),
+            "strict": false
+        })
+    );
+}
+
+#[test]
+fn definition_for_gemini_uses_the_legacy_subset() {
+    let value = json_of(&["definition", "--provider", "gemini", "--schema", &schema()]);
+    assert_eq!(
+        value,
+        json!({
+            "name": "submit_result",
+            "description": DEFAULT_DESCRIPTION,
+            "parameters": {
+                "type": "OBJECT",
+                "properties": {
+                    "reasoning": {"type": "STRING", "description": REASONING_DESCRIPTION},
+                    "result": {
+                        "type": "OBJECT",
+                        "properties": {"summary": {"type": "STRING"}},
+                        "required": ["summary"],
+                        "propertyOrdering": ["summary"],
+                        "description": "Structured result payload."
+                    }
+                },
+                "required": ["reasoning", "result"],
+                "propertyOrdering": ["reasoning", "result"]
+            }
+        })
+    );
+}
+
+#[test]
+fn definition_for_gemini_json_schema_flag() {
+    let value = json_of(&[
+        "definition",
+        "--provider",
+        "gemini",
+        "--schema",
+        &schema(),
+        "--gemini-json-schema",
+    ]);
+    assert_eq!(
+        value,
+        json!({
+            "name": "submit_result",
+            "description": DEFAULT_DESCRIPTION,
+            "parametersJsonSchema": parameters()
+        })
+    );
+}
+
+#[test]
+fn definition_metadata_flags_override_the_tag() {
+    let value = json_of(&[
+        "definition",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema(),
+        "--tag",
+        "name=submit_analysis,payload=analysis,payloadDescription=The analysis\\, in short.",
+        "--name",
+        "submit_summary",
+        "--description",
+        "Submit the summary.",
+        "--omit-reasoning",
+    ]);
+    let mut payload = payload_schema();
+    payload["description"] = json!("The analysis, in short.");
+    assert_eq!(
+        value,
+        json!({
+            "name": "submit_summary",
+            "description": "Submit the summary.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"analysis": payload},
+                "required": ["analysis"]
+            }
+        })
+    );
+}
+
+#[test]
+fn definition_flat_advertises_each_property() {
+    let value = json_of(&[
+        "definition",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema(),
+        "--flat",
+    ]);
+    assert_eq!(
+        value["input_schema"],
+        json!({
+            "type": "object",
+            "properties": {"reasoning": reasoning_param(), "summary": {"type": "string"}},
+            "required": ["reasoning", "summary"]
+        })
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// parse
+// ------------------------------------------------------------------------------------------
+
+fn parse(provider: &str, call: &str) -> Value {
+    json_of(&[
+        "parse",
+        "--provider",
+        provider,
+        "--schema",
+        &schema(),
+        &data(call).display().to_string(),
+    ])
+}
+
+fn success() -> Value {
+    json!({"success": true, "message": "Result submitted successfully."})
+}
+
+#[test]
+fn parse_of_readme_example_clean_call_is_accepted() {
+    assert_eq!(
+        parse("claude", "claude_clean.json"),
+        json!({
+            "accepted": true,
+            "response": {"summary": "disk full"},
+            "reasoning": "The logs show the disk filled up at 03:12.",
+            "recovery": null,
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
+fn parse_prints_keys_in_the_documented_order() {
+    let out = run(&[
+        "parse",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema(),
+        &data("claude_clean.json").display().to_string(),
+    ]);
+    let keys: Vec<usize> = [
+        "\"accepted\"",
+        "\"response\"",
+        "\"reasoning\"",
+        "\"recovery\"",
+    ]
+    .iter()
+    .map(|key| out.stdout.find(key).unwrap())
+    .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "{}", out.stdout);
+}
+
+#[test]
+fn parse_openai_chat_stringified_with_invoke_is_recovered() {
+    assert_eq!(
+        parse("openai-chat", "openai_chat_stringified.json"),
+        json!({
+            "accepted": true,
+            "response": {"summary": "disk full"},
+            "reasoning": "Checked.",
+            "recovery": "stringified",
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
+fn parse_gemini_payload_in_reasoning_opener_is_recovered() {
+    assert_eq!(
+        parse("gemini", "gemini_opener.json"),
+        json!({
+            "accepted": true,
+            "response": {"summary": "disk full"},
+            "reasoning": "Checked the logs.",
+            "recovery": "reasoning_opener",
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
+fn parse_openai_responses_payload_as_reasoning_member_is_recovered() {
+    assert_eq!(
+        parse("openai-responses", "openai_responses_member.json"),
+        json!({
+            "accepted": true,
+            "response": {"summary": "ok"},
+            "reasoning": "Checked.",
+            "recovery": "reasoning_member",
+            "tool_result": success()
+        })
+    );
+}
+
+const STRINGIFIED_MESSAGE: &str = "result parameter must be a JSON object, got string — it looks \
+like the object was JSON-encoded into a string; pass result as a nested JSON object, not as a string";
+
+#[test]
+fn parse_rejected_submit_exits_0_with_class_cause_and_trace() {
+    let value = parse("claude", "claude_stringified_declined.json");
+    assert_eq!(
+        value,
+        json!({
+            "accepted": false,
+            "class": "parameter",
+            "cause": "stringified_declined",
+            "trace_error": format!(
+                "parameter error: {STRINGIFIED_MESSAGE} (result arrived as a 33-byte string: \
+                 \"{{\\\"summary\\\": \\\"s\\\"}} Hope this helps!\")"
+            ),
+            "tool_result": {"error": STRINGIFIED_MESSAGE}
+        })
+    );
+}
+
+fn parse_stdin(provider: &str, call: &Value) -> Value {
+    let out = run_with(
+        &["parse", "--provider", provider, "--schema", &schema()],
+        Some(call.to_string().as_bytes()),
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn tool_use(input: Value) -> Value {
+    json!({"type": "tool_use", "id": "toolu_x", "name": "submit_result", "input": input})
+}
+
+#[test]
+fn parse_reads_standard_input_without_a_file_or_with_dash() {
+    let call = tool_use(json!({"reasoning": "r", "result": {"summary": "s"}}));
+    assert_eq!(parse_stdin("claude", &call)["accepted"], true);
+    let out = run_with(
+        &["parse", "--provider", "claude", "--schema", &schema(), "-"],
+        Some(call.to_string().as_bytes()),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["response"], json!({"summary": "s"}));
+}
+
+#[test]
+fn parse_gemini_bare_function_call() {
+    let call =
+        json!({"name": "submit_result", "args": {"reasoning": "r", "result": {"summary": "s"}}});
+    assert_eq!(
+        parse_stdin("gemini", &call),
+        json!({
+            "accepted": true,
+            "response": {"summary": "s"},
+            "reasoning": "r",
+            "recovery": null,
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
+fn parse_absent_payload_is_absent_or_mistyped() {
+    let value = parse_stdin("claude", &tool_use(json!({"reasoning": "r"})));
+    assert_eq!(
+        value,
+        json!({
+            "accepted": false,
+            "class": "parameter",
+            "cause": "absent_or_mistyped",
+            "trace_error": "parameter error: result parameter is required",
+            "tool_result": {"error": "result parameter is required"}
+        })
+    );
+}
+
+#[test]
+fn parse_undecodable_arguments() {
+    let value = parse_stdin("claude", &tool_use(json!([1])));
+    let message = "failed to parse tool arguments: expected a JSON object, got array";
+    assert_eq!(
+        value,
+        json!({
+            "accepted": false,
+            "class": "parameter",
+            "cause": "undecodable_arguments",
+            "trace_error": format!("parameter error: {message}"),
+            "tool_result": {"error": message}
+        })
+    );
+}
+
+#[test]
+fn parse_payload_error_has_null_cause() {
+    let value = parse_stdin(
+        "claude",
+        &tool_use(json!({"reasoning": "r", "result": {"summary": 5}})),
+    );
+    assert_eq!(value["accepted"], false);
+    assert_eq!(value["class"], "payload");
+    assert_eq!(value["cause"], Value::Null);
+    let error = value["tool_result"]["error"].as_str().unwrap();
+    assert!(error.starts_with("failed to decode payload: "), "{error}");
+    assert!(error.contains("/summary"), "{error}");
+    assert_eq!(value["trace_error"], format!("payload error: {error}"));
+}
+
+#[test]
+fn parse_reasoning_declined() {
+    let value = parse_stdin(
+        "claude",
+        &tool_use(json!({
+            "reasoning": "Done. <parameter name=\"result\">{\"summary\": \"s\"} and that is all."
+        })),
+    );
+    assert_eq!(value["accepted"], false);
+    assert_eq!(value["class"], "parameter");
+    assert_eq!(value["cause"], "reasoning_declined");
+}
+
+// ------------------------------------------------------------------------------------------
+// exit codes
+// ------------------------------------------------------------------------------------------
+
+/// Asserts exit status 2 and one line on standard error that contains `names`.
+fn assert_usage_error(args: &[&str], stdin: Option<&[u8]>, names: &str) {
+    let out = run_with(args, stdin);
+    assert_eq!(out.code, 2, "{args:?}: stdout {}", out.stdout);
+    assert!(out.stdout.is_empty(), "{args:?}: stdout {}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+    assert!(
+        out.stderr.starts_with("submit-result: "),
+        "{args:?}: {}",
+        out.stderr
+    );
+    assert!(out.stderr.contains(names), "{args:?}: {}", out.stderr);
+}
+
+#[test]
+fn exit_2_for_usage_mistakes() {
+    let schema = schema();
+    assert_usage_error(&["definition", "--schema", &schema], None, "--provider");
+    assert_usage_error(&["definition", "--provider", "claude"], None, "--schema");
+    assert_usage_error(
+        &["definition", "--provider", "openai", "--schema", &schema],
+        None,
+        "openai",
+    );
+    assert_usage_error(
+        &[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            "--flta",
+        ],
+        None,
+        "--flta",
+    );
+    assert_usage_error(&["frobnicate"], None, "frobnicate");
+    assert_usage_error(&[], None, "subcommand");
+}
+
+#[test]
+fn exit_2_for_empty_values() {
+    let schema = schema();
+    for flag in [
+        "--name",
+        "--description",
+        "--payload",
+        "--payload-description",
+        "--success",
+        "--tag",
+        "--omit-field",
+    ] {
+        assert_usage_error(
+            &[
+                "definition",
+                "--provider",
+                "claude",
+                "--schema",
+                &schema,
+                flag,
+                "",
+            ],
+            None,
+            flag,
+        );
+    }
+}
+
+#[test]
+fn exit_2_for_unreadable_files() {
+    let schema = schema();
+    assert_usage_error(
+        &[
+            "definition",
+            "--provider",
+            "claude",
+            "--schema",
+            "/nonexistent/schema.json",
+        ],
+        None,
+        "/nonexistent/schema.json",
+    );
+    let not_json = data("not_json.txt").display().to_string();
+    assert_usage_error(
+        &["definition", "--provider", "claude", "--schema", &not_json],
+        None,
+        "schema file",
+    );
+    assert_usage_error(
+        &[
+            "parse",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            "/nonexistent/call.json",
+        ],
+        None,
+        "/nonexistent/call.json",
+    );
+    assert_usage_error(
+        &[
+            "parse",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            &not_json,
+        ],
+        None,
+        "not_json.txt` is not JSON",
+    );
+    assert_usage_error(
+        &["parse", "--provider", "claude", "--schema", &schema],
+        Some(b"{\"type\": "),
+        "call from standard input is not JSON",
+    );
+    assert_usage_error(
+        &[
+            "triage",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            "/nonexistent/calls.jsonl",
+        ],
+        None,
+        "/nonexistent/calls.jsonl",
+    );
+    assert_usage_error(
+        &[
+            "triage",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            "--out",
+            "/nonexistent/dir/out.jsonl",
+            &data("calls.jsonl").display().to_string(),
+        ],
+        None,
+        "/nonexistent/dir/out.jsonl",
+    );
+}
+
+#[test]
+fn exit_2_for_a_call_not_in_the_provider_shape() {
+    let schema = schema();
+    let chat_call = data("openai_chat_stringified.json").display().to_string();
+    assert_usage_error(
+        &[
+            "parse",
+            "--provider",
+            "claude",
+            "--schema",
+            &schema,
+            &chat_call,
+        ],
+        None,
+        "not a claude tool call",
+    );
+    let claude_call = data("claude_clean.json").display().to_string();
+    assert_usage_error(
+        &[
+            "parse",
+            "--provider",
+            "openai-responses",
+            "--schema",
+            &schema,
+            &claude_call,
+        ],
+        None,
+        "not a openai-responses tool call",
+    );
+}
+
+#[test]
+fn exit_2_for_construction_errors() {
+    let schema = schema();
+    let base = [
+        "definition",
+        "--provider",
+        "claude",
+        "--schema",
+        schema.as_str(),
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| (*s).to_owned()).collect()
+    };
+    for (extra, names) in [
+        (&["--omit-field", "nope"][..], "nope"),
+        (&["--omit-field", "summary"][..], "summary"),
+        (&["--name", "bad name"][..], "bad name"),
+        (&["--payload", "reasoning"][..], "reasoning"),
+        (&["--tag", "nmae=x"][..], "nmae"),
+        (&["--tag", "flat=maybe"][..], "flat"),
+    ] {
+        let args = with(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_usage_error(&args, None, names);
+    }
+    assert_usage_error(
+        &[
+            "definition",
+            "--provider",
+            "gemini",
+            "--schema",
+            &schema,
+            "--strict",
+        ],
+        None,
+        "strict",
+    );
+}
+
+#[test]
+fn help_and_version_exit_0_on_stdout() {
+    for args in [
+        &["--help"][..],
+        &["triage", "--help"][..],
+        &["--version"][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.is_empty(), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("submit-result"),
+            "{args:?}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn exit_0_for_a_rejected_submit() {
+    let out = run(&[
+        "parse",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema(),
+        &data("claude_stringified_declined.json")
+            .display()
+            .to_string(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.is_empty());
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["accepted"], false);
+}
+
+// ------------------------------------------------------------------------------------------
+// triage
+// ------------------------------------------------------------------------------------------
+
+/// How a generated line is framed for a provider, given the call's arguments.
+fn frame(provider: &str, arguments: &Value) -> String {
+    match provider {
+        "claude" => tool_use(arguments.clone()).to_string(),
+        "gemini" => {
+            json!({"functionCall": {"name": "submit_result", "args": arguments}}).to_string()
+        }
+        "openai-chat" => json!({
+            "id": "call_x",
+            "type": "function",
+            "function": {"name": "submit_result", "arguments": arguments.to_string()}
+        })
+        .to_string(),
+        _ => json!({
+            "type": "function_call",
+            "call_id": "call_x",
+            "name": "submit_result",
+            "arguments": arguments.to_string()
+        })
+        .to_string(),
+    }
+}
+
+/// The kinds of generated lines, in the order they repeat: every twelfth line has the same
+/// kind, so `n` lines (a multiple of 12) hold `n / 12` of each (`clean` twice).
+const KINDS: usize = 12;
+
+/// Writes `n` lines mixing clean, stringified-with-`</invoke>`, reasoning-nested (both
+/// forms), declined (both recoveries), absent, payload-error, undecodable and malformed calls.
+fn gen_calls(path: &Path, provider: &str, n: usize) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut out = std::io::BufWriter::new(file);
+    for i in 0..n {
+        let summary = format!("run {i} finished");
+        let object = json!({"summary": summary}).to_string();
+        let line = match i % KINDS {
+            0 | 1 => frame(
+                provider,
+                &json!({"reasoning": "all checks passed", "result": {"summary": summary}}),
+            ),
+            2 => frame(
+                provider,
+                &json!({"reasoning": "done", "result": format!("{object}</invoke>")}),
+            ),
+            3 => frame(
+                provider,
+                &json!({"reasoning": format!(
+                    "Checked.\n<parameter name=\"result\">{object}\n</parameter>"
+                )}),
+            ),
+            4 => frame(
+                provider,
+                &json!({"reasoning": format!("Checked.\", \"result\": {object}}}")}),
+            ),
+            5 => frame(
+                provider,
+                &json!({"reasoning": "done", "result": format!("{object} Hope this helps!")}),
+            ),
+            6 => frame(
+                provider,
+                &json!({"reasoning": format!(
+                    "Done. <parameter name=\"result\">{object} and that is all."
+                )}),
+            ),
+            7 => frame(provider, &json!({"reasoning": "forgot the payload"})),
+            8 => frame(
+                provider,
+                &json!({"reasoning": "wrong type", "result": {"summary": i}}),
+            ),
+            9 => frame(provider, &json!([summary])),
+            10 => format!("{{\"type\": \"tool_use\", \"id\": \"truncated {i}"),
+            // Not an object: no provider reads it as a call.
+            _ => json!(["text", summary]).to_string(),
+        };
+        out.write_all(line.as_bytes()).unwrap();
+        out.write_all(b"\n").unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// The counts `gen_calls` with `n` lines (a multiple of 12) must produce.
+fn assert_generated_counts(report: &Value, n: u64) {
+    let each = n / KINDS as u64;
+    let calls = n - 2 * each;
+    let count = |pointer: &str| report.pointer(pointer).and_then(Value::as_u64).unwrap();
+    assert_eq!(count("/lines"), n);
+    assert_eq!(count("/calls"), calls);
+    assert_eq!(count("/malformed/count"), 2 * each);
+    assert_eq!(count("/accepted/count"), 5 * each);
+    assert_eq!(count("/clean/count"), 2 * each);
+    assert_eq!(count("/recovery/stringified/count"), each);
+    assert_eq!(count("/recovery/reasoning_opener/count"), each);
+    assert_eq!(count("/recovery/reasoning_member/count"), each);
+    assert_eq!(count("/rejected/count"), 5 * each);
+    assert_eq!(count("/class/parameter/count"), 4 * each);
+    assert_eq!(count("/class/payload/count"), each);
+    assert_eq!(count("/cause/undecodable_arguments/count"), each);
+    assert_eq!(count("/cause/absent_or_mistyped/count"), each);
+    assert_eq!(count("/cause/stringified_declined/count"), each);
+    assert_eq!(count("/cause/reasoning_declined/count"), each);
+    let share = report["clean"]["share"].as_f64().unwrap();
+    assert!((share - 2.0 * each as f64 / calls as f64).abs() < 1e-12);
+    assert_eq!(report["declined_shapes_exact"], true);
+    let mut shapes = report["declined_shapes"].as_array().unwrap().clone();
+    shapes.sort_by_key(|s| s["cause"].as_str().unwrap().to_owned());
+    assert_eq!(shapes.len(), 2, "{shapes:?}");
+    assert_eq!(shapes[0]["cause"], "reasoning_declined");
+    assert_eq!(shapes[0]["shape"], "\" and that is all.\"");
+    assert_eq!(shapes[0]["count"], each);
+    assert_eq!(shapes[1]["cause"], "stringified_declined");
+    assert_eq!(shapes[1]["shape"], "\" Hope this helps!\"");
+    assert_eq!(shapes[1]["count"], each);
+}
+
+fn triage_json(provider: &str, calls: &Path, extra: &[&str]) -> Value {
+    let schema = schema();
+    let calls = calls.display().to_string();
+    let mut args = vec![
+        "triage",
+        "--provider",
+        provider,
+        "--schema",
+        schema.as_str(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.push(&calls);
+    let out = run(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.is_empty(),
+        "no progress bar off a terminal: {}",
+        out.stderr
+    );
+    assert_eq!(out.stdout.lines().count(), 1, "one JSON object on one line");
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+#[test]
+fn triage_summary_counts_of_generated_calls() {
+    let dir = scratch("triage-counts");
+    for provider in ["claude", "gemini", "openai-chat", "openai-responses"] {
+        let calls = dir.join(format!("{provider}.jsonl"));
+        gen_calls(&calls, provider, 6_000);
+        let report = triage_json(provider, &calls, &[]);
+        assert_generated_counts(&report, 6_000);
+    }
+}
+
+#[test]
+fn triage_malformed_lines_counted_with_line_numbers() {
+    let dir = scratch("triage-malformed");
+    let calls = dir.join("calls.jsonl");
+    gen_calls(&calls, "claude", 1_200);
+    let report = triage_json("claude", &calls, &[]);
+    assert_eq!(report["malformed"]["count"], 200);
+    let first = report["malformed"]["first"].as_array().unwrap();
+    let lines: Vec<u64> = first.iter().map(|m| m["line"].as_u64().unwrap()).collect();
+    // Kinds 10 and 11 are malformed: lines 11, 12, 23, 24, … (counting from 1).
+    let expected: Vec<u64> = (0..10u64)
+        .flat_map(|k| [12 * k + 11, 12 * k + 12])
+        .collect();
+    assert_eq!(lines, expected);
+    assert!(first[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("not JSON: "));
+    assert!(first[1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("not a claude tool call"));
+}
+
+#[test]
+fn triage_out_has_one_line_per_call() {
+    let dir = scratch("triage-out");
+    let calls = dir.join("calls.jsonl");
+    let out = dir.join("outcomes.jsonl");
+    gen_calls(&calls, "openai-chat", 1_200);
+    let out_arg = out.display().to_string();
+    let report = triage_json("openai-chat", &calls, &["--out", &out_arg]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let outcomes: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let malformed = report["malformed"]["count"].as_u64().unwrap();
+    assert_eq!(outcomes.len() as u64, 1_200 - malformed);
+    assert_eq!(
+        outcomes[0],
+        json!({
+            "line": 1,
+            "accepted": true,
+            "response": {"summary": "run 0 finished"},
+            "reasoning": "all checks passed",
+            "recovery": null,
+            "tool_result": success()
+        })
+    );
+    assert_eq!(outcomes[2]["recovery"], "stringified");
+    assert_eq!(outcomes[5]["cause"], "stringified_declined");
+    assert_eq!(outcomes[8]["class"], "payload");
+    assert_eq!(outcomes[8]["cause"], Value::Null);
+    // Line 13 follows the two malformed lines 11 and 12.
+    assert_eq!(outcomes[10]["line"], 13);
+}
+
+#[test]
+fn triage_json_summary_parses() {
+    let report = triage_json("claude", &data("calls.jsonl"), &[]);
+    assert_eq!(report["lines"], 12);
+    assert_eq!(report["calls"], 10);
+    for key in [
+        "accepted",
+        "clean",
+        "recovery",
+        "rejected",
+        "class",
+        "cause",
+        "malformed",
+    ] {
+        assert!(report.get(key).is_some(), "{key}");
+    }
+    assert_generated_counts(&report, 12);
+}
+
+#[test]
+fn triage_table_reads_standard_input() {
+    let calls = std::fs::read(data("calls.jsonl")).unwrap();
+    let out = run_with(
+        &["triage", "--provider", "claude", "--schema", &schema()],
+        Some(&calls),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let row = |label: &str| {
+        out.stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(label))
+            .map(|line| {
+                line.split_whitespace()
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_else(|| panic!("no {label} row in {}", out.stdout))
+    };
+    assert_eq!(row("lines"), "12");
+    assert_eq!(row("calls"), "10");
+    assert_eq!(row("clean"), "2 20.00%");
+    assert_eq!(row("stringified "), "1 10.00%");
+    assert_eq!(row("reasoning_declined"), "1 10.00%");
+    assert_eq!(row("malformed lines"), "lines 2");
+    assert!(
+        out.stdout.contains("  line 11: not JSON: "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("\" Hope this helps!\""),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn sample_calls_file_matches_the_generator() {
+    let dir = scratch("sample");
+    let generated = dir.join("calls.jsonl");
+    gen_calls(&generated, "claude", 12);
+    assert_eq!(
+        std::fs::read_to_string(generated).unwrap(),
+        std::fs::read_to_string(data("calls.jsonl")).unwrap()
+    );
+}
+
+#[test]
+#[ignore = "a million lines: run with --release --ignored"]
+fn triage_of_a_million_generated_lines() {
+    let n = 1_000_008; // a multiple of 12
+    let dir = scratch("million");
+    let calls = dir.join("calls.jsonl");
+    let out = dir.join("outcomes.jsonl");
+    let started = Instant::now();
+    gen_calls(&calls, "openai-chat", n);
+    println!("generated {n} lines in {:?}", started.elapsed());
+    let started = Instant::now();
+    let out_arg = out.display().to_string();
+    let report = triage_json("openai-chat", &calls, &["--out", &out_arg]);
+    println!("triage --out of {n} lines: {:?}", started.elapsed());
+    assert_generated_counts(&report, n as u64);
+    gen_calls(&calls, "claude", n);
+    let started = Instant::now();
+    let report = triage_json("claude", &calls, &[]);
+    println!(
+        "triage (claude, no --out) of {n} lines: {:?}",
+        started.elapsed()
+    );
+    assert_generated_counts(&report, n as u64);
+}

@@ -1,0 +1,370 @@
+//! Gemini's legacy `parameters` schema: the OpenAPI 3.0 subset of its `Schema` message.
+//!
+//! `type` is upper-case (`STRING`, `OBJECT`, …); every object with properties gets
+//! `propertyOrdering`; `enum` values are strings; only the first of `examples` is kept, as
+//! `example`; the min/max Length/Items/Properties bounds are integers; `["T","null"]` and an
+//! `anyOf` with a null branch become `nullable: true` (a single remaining branch collapses into
+//! the node); `oneOf` is read as `anyOf`; `const` becomes a one-value `enum`. Every other
+//! keyword is dropped. The subset has no references, so a recursive schema is refused.
+
+use serde_json::{Map, Number, Value};
+
+use super::escape_pointer;
+use crate::options::BuildError;
+
+/// Keywords copied as they are.
+const COPIED: [&str; 6] = [
+    "description",
+    "title",
+    "format",
+    "pattern",
+    "default",
+    "example",
+];
+
+/// Bounds that the subset reads as integers.
+const INTEGER_BOUNDS: [&str; 6] = [
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Converts a parameters object (JSON Schema) to the legacy subset.
+pub(crate) fn legacy(parameters: &Value) -> Result<Value, BuildError> {
+    if let Some(Value::Object(defs)) = parameters.get("$defs") {
+        let names: Vec<String> = defs.keys().map(|name| format!("`{name}`")).collect();
+        return Err(BuildError::GeminiLegacy(format!(
+            "the payload type is recursive ({} refers to itself) and the legacy subset has no \
+             references",
+            names.join(", ")
+        )));
+    }
+    convert(parameters, &mut String::new())
+}
+
+fn is_null_schema(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("type").and_then(Value::as_str) == Some("null")
+                || map.get("const") == Some(&Value::Null)
+                || map.get("enum") == Some(&Value::Array(vec![Value::Null]))
+        }
+        _ => false,
+    }
+}
+
+fn upper_type(name: &str) -> Value {
+    Value::String(name.to_ascii_uppercase())
+}
+
+fn enum_string(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
+    let map = match schema {
+        Value::Object(map) => map,
+        Value::Bool(true) => return Ok(Value::Object(Map::new())),
+        other => {
+            return Err(BuildError::GeminiLegacy(format!(
+                "the schema at `{pointer}` is `{other}`, which the legacy subset cannot express"
+            )))
+        }
+    };
+    if let Some(reference) = map.get("$ref") {
+        return Err(BuildError::GeminiLegacy(format!(
+            "the reference {reference} at `{pointer}` cannot be expressed without references"
+        )));
+    }
+    let base = pointer.len();
+    let mut out = Map::new();
+    let mut nullable = false;
+    let mut collapse: Option<Value> = None;
+    let mut variant_notes: Vec<String> = Vec::new();
+    for (key, value) in map {
+        let k = key.as_str();
+        match k {
+            "type" => match value {
+                Value::String(name) => {
+                    out.insert("type".into(), upper_type(name));
+                }
+                Value::Array(names) => {
+                    let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
+                    let kept: Vec<&str> = names.iter().copied().filter(|n| *n != "null").collect();
+                    nullable |= kept.len() < names.len();
+                    match kept.as_slice() {
+                        [] => {
+                            out.insert("type".into(), upper_type("null"));
+                        }
+                        [one] => {
+                            out.insert("type".into(), upper_type(one));
+                        }
+                        several => {
+                            let branches = several
+                                .iter()
+                                .map(|name| {
+                                    let mut branch = Map::new();
+                                    branch.insert("type".into(), upper_type(name));
+                                    Value::Object(branch)
+                                })
+                                .collect();
+                            out.insert("anyOf".into(), Value::Array(branches));
+                        }
+                    }
+                }
+                _ => {}
+            },
+            "anyOf" | "oneOf" | "allOf" => {
+                let Value::Array(branches) = value else {
+                    continue;
+                };
+                if k == "allOf" && branches.len() != 1 {
+                    continue;
+                }
+                let mut kept = Vec::new();
+                for (i, branch) in branches.iter().enumerate() {
+                    if is_null_schema(branch) {
+                        nullable = true;
+                        continue;
+                    }
+                    pointer.push_str(&format!("/{k}/{i}"));
+                    kept.push(convert(branch, pointer)?);
+                    pointer.truncate(base);
+                }
+                if let Some((kind, values, notes)) = enum_union(&kept) {
+                    if let Some(kind) = kind {
+                        out.entry("type").or_insert(kind);
+                    }
+                    out.insert("enum".into(), Value::Array(values));
+                    variant_notes.extend(notes);
+                } else if kept.len() == 1 && collapse.is_none() && !out.contains_key("anyOf") {
+                    collapse = kept.pop();
+                } else if !kept.is_empty() {
+                    match out.get_mut("anyOf") {
+                        Some(Value::Array(existing)) => existing.extend(kept),
+                        _ => {
+                            out.insert("anyOf".into(), Value::Array(kept));
+                        }
+                    }
+                }
+            }
+            "const" => {
+                if value.is_null() {
+                    nullable = true;
+                } else {
+                    out.insert("enum".into(), Value::Array(vec![enum_string(value).into()]));
+                }
+            }
+            "enum" => {
+                if let Value::Array(values) = value {
+                    nullable |= values.iter().any(Value::is_null);
+                    let strings = values
+                        .iter()
+                        .filter(|v| !v.is_null())
+                        .map(|v| Value::String(enum_string(v)))
+                        .collect();
+                    out.insert("enum".into(), Value::Array(strings));
+                }
+            }
+            "examples" => {
+                if let Some(first) = value.as_array().and_then(|list| list.first()) {
+                    out.insert("example".into(), first.clone());
+                }
+            }
+            "nullable" => nullable |= value.as_bool() == Some(true),
+            "minimum" | "maximum" if value.is_number() => {
+                out.insert(key.clone(), value.clone());
+            }
+            "required" => {
+                if let Value::Array(names) = value {
+                    let names = names.iter().filter(|n| n.is_string()).cloned().collect();
+                    out.insert("required".into(), Value::Array(names));
+                }
+            }
+            "items" if value.is_object() || value.is_boolean() => {
+                pointer.push_str("/items");
+                let items = convert(value, pointer)?;
+                pointer.truncate(base);
+                out.insert("items".into(), items);
+            }
+            "properties" => {
+                let Value::Object(properties) = value else {
+                    continue;
+                };
+                let mut converted = Map::with_capacity(properties.len());
+                for (name, property) in properties {
+                    pointer.push_str("/properties/");
+                    pointer.push_str(&escape_pointer(name));
+                    converted.insert(name.clone(), convert(property, pointer)?);
+                    pointer.truncate(base);
+                }
+                let ordering = properties.keys().cloned().map(Value::String).collect();
+                let non_empty = !converted.is_empty();
+                out.insert("properties".into(), Value::Object(converted));
+                if non_empty {
+                    out.insert("propertyOrdering".into(), Value::Array(ordering));
+                }
+            }
+            _ if INTEGER_BOUNDS.contains(&k) => {
+                let bound = value.as_u64().or_else(|| {
+                    value
+                        .as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                        .map(|f| f as u64)
+                });
+                if let Some(bound) = bound {
+                    out.insert(key.clone(), Value::Number(Number::from(bound)));
+                }
+            }
+            _ if COPIED.contains(&k) => {
+                out.insert(key.clone(), value.clone());
+            }
+            _ => {}
+        }
+    }
+    if let Some(Value::Object(branch)) = collapse {
+        for (key, value) in branch {
+            if key == "nullable" {
+                nullable |= value.as_bool() == Some(true);
+            } else if !out.contains_key(&key) {
+                out.insert(key, value);
+            }
+        }
+    }
+    if !variant_notes.is_empty() {
+        let notes = variant_notes.join("\n");
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(existing) => format!("{existing}\n{notes}"),
+            None => notes,
+        };
+        out.insert("description".into(), Value::String(description));
+    }
+    if nullable {
+        out.insert("nullable".into(), Value::Bool(true));
+    }
+    Ok(Value::Object(out))
+}
+
+/// A union whose branches are all enums of one type (schemars' form of an enum with
+/// documented variants) as one `enum`: its type, its values, and a `value: description` note
+/// per documented branch. The subset allows no keyword beside `anyOf`, so this keeps the
+/// node valid.
+fn enum_union(branches: &[Value]) -> Option<(Option<Value>, Vec<Value>, Vec<String>)> {
+    if branches.len() < 2 {
+        return None;
+    }
+    let mut kind: Option<&Value> = None;
+    let mut values = Vec::new();
+    let mut notes = Vec::new();
+    for branch in branches {
+        let branch = branch.as_object()?;
+        if branch
+            .keys()
+            .any(|k| !matches!(k.as_str(), "type" | "enum" | "description" | "title"))
+        {
+            return None;
+        }
+        let branch_values = branch.get("enum")?.as_array()?;
+        if let Some(t) = branch.get("type") {
+            match kind {
+                Some(seen) if seen != t => return None,
+                _ => kind = Some(t),
+            }
+        }
+        if let Some(description) = branch.get("description").and_then(Value::as_str) {
+            let names: Vec<&str> = branch_values.iter().filter_map(Value::as_str).collect();
+            notes.push(format!("{}: {description}", names.join(", ")));
+        }
+        values.extend(branch_values.iter().cloned());
+    }
+    Some((kind.cloned(), values, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nullable_type_array_becomes_nullable() {
+        let g = legacy(&json!({"type": ["string", "null"], "description": "d"})).unwrap();
+        assert_eq!(
+            g,
+            json!({"type": "STRING", "description": "d", "nullable": true})
+        );
+    }
+
+    #[test]
+    fn any_of_with_null_collapses_single_branch() {
+        let schema = json!({"description": "outer", "anyOf": [
+            {"type": "object", "description": "inner", "properties": {"a": {"type": "integer"}}},
+            {"type": "null"}]});
+        let g = legacy(&schema).unwrap();
+        assert_eq!(
+            g,
+            json!({"description": "outer", "type": "OBJECT",
+                "properties": {"a": {"type": "INTEGER"}}, "propertyOrdering": ["a"],
+                "nullable": true})
+        );
+    }
+
+    #[test]
+    fn one_of_becomes_any_of_and_const_an_enum() {
+        let schema = json!({"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]});
+        let g = legacy(&schema).unwrap();
+        assert_eq!(
+            g,
+            json!({"anyOf": [{"type": "STRING", "minLength": 1}, {"type": "INTEGER"}]})
+        );
+        let g = legacy(&json!({"type": "integer", "const": 2})).unwrap();
+        assert_eq!(g, json!({"type": "INTEGER", "enum": ["2"]}));
+    }
+
+    #[test]
+    fn union_of_documented_enum_values_becomes_one_enum() {
+        let schema = json!({"description": "Risk.", "oneOf": [
+            {"type": "string", "const": "low", "description": "Fine."},
+            {"type": "string", "const": "high"}]});
+        let g = legacy(&schema).unwrap();
+        assert_eq!(
+            g,
+            json!({"type": "STRING", "enum": ["low", "high"], "description": "Risk.\nlow: Fine."})
+        );
+    }
+
+    #[test]
+    fn enum_values_are_strings_and_null_is_nullable() {
+        let g = legacy(&json!({"type": ["string", "null"], "enum": ["x", 1, null]})).unwrap();
+        assert_eq!(
+            g,
+            json!({"type": "STRING", "enum": ["x", "1"], "nullable": true})
+        );
+    }
+
+    #[test]
+    fn bounds_are_integers_and_examples_first_only() {
+        let schema = json!({"type": "array", "minItems": 1.0, "maxItems": 3,
+            "examples": [["a"], ["b"]], "uniqueItems": true, "items": {"type": "string",
+            "maxLength": 5, "exclusiveMinimum": 1}});
+        let g = legacy(&schema).unwrap();
+        assert_eq!(
+            g,
+            json!({"type": "ARRAY", "minItems": 1, "maxItems": 3, "example": ["a"],
+                "items": {"type": "STRING", "maxLength": 5}})
+        );
+    }
+
+    #[test]
+    fn references_are_refused_with_their_pointer() {
+        let error = legacy(&json!({"properties": {"a": {"$ref": "#/x"}}})).unwrap_err();
+        assert!(error.to_string().contains("/properties/a"), "{error}");
+        let error = legacy(&json!({"$defs": {"Node": {}}})).unwrap_err();
+        assert!(error.to_string().contains("`Node`"), "{error}");
+    }
+}

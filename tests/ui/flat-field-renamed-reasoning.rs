@@ -1,0 +1,11 @@
+use submit_result::SubmitResult;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
+#[submit_result(flat)]
+struct Analysis {
+    summary: String,
+    #[serde(rename = "reasoning")]
+    why: String,
+}
+
+fn main() {}

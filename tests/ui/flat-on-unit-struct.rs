@@ -1,0 +1,7 @@
+use submit_result::SubmitResult;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
+#[submit_result(flat)]
+struct Done;
+
+fn main() {}

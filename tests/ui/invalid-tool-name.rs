@@ -1,0 +1,9 @@
+use submit_result::SubmitResult;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
+#[submit_result(name = "submit analysis")]
+struct Analysis {
+    summary: String,
+}
+
+fn main() {}
