@@ -37,6 +37,13 @@ mod run;
 mod schema;
 mod stream;
 mod tool;
+#[cfg(any(
+    feature = "claude",
+    feature = "gemini",
+    feature = "openai-chat",
+    feature = "openai-responses"
+))]
+pub mod transport;
 
 pub use context::ToolContext;
 pub use error::{BoxError, RunError, RunErrorKind, ToolError};

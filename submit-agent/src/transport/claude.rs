@@ -1,0 +1,625 @@
+//! Anthropic Messages (`POST /v1/messages`).
+
+use std::collections::BTreeMap;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Map, Value};
+
+use super::{
+    count, emit, execute, http_builder, input_object, media_url, meta, mime, output_text,
+    system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+};
+use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
+use crate::model::{
+    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
+};
+use crate::stream::ModelStream;
+
+const PROVIDER: &str = "claude";
+/// Part metadata namespace holding thinking signatures and redacted thinking.
+const NS: &str = "claude";
+
+/// The Anthropic Messages API as a [`Model`].
+///
+/// ```
+/// use submit_result::agent::transport::Claude;
+/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+///
+/// let model = Claude::new("claude-sonnet-4-5").api_key("sk-test").max_tokens(512);
+/// let request = ModelRequest {
+///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     tools: vec![],
+///     tool_choice: ToolChoice::Auto,
+/// };
+/// let body = model.request_body(&request, false).unwrap();
+/// assert_eq!(body["system"], "Be brief.");
+/// assert_eq!(body["messages"][0]["content"][0]["text"], "Hi");
+/// assert!(!format!("{model:?}").contains("sk-test"));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Claude {
+    http: Http,
+    model: String,
+    max_tokens: u32,
+    thinking_budget: Option<u32>,
+}
+
+http_builder!(Claude);
+
+impl Claude {
+    /// The environment variable the key is read from.
+    pub const API_KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+    /// The API version header sent.
+    pub const API_VERSION: &'static str = "2023-06-01";
+
+    /// A transport for `model`, keyed from `ANTHROPIC_API_KEY`, 4096 output tokens.
+    pub fn new(model: impl Into<String>) -> Self {
+        Claude {
+            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+            model: model.into(),
+            max_tokens: 4096,
+            thinking_budget: None,
+        }
+    }
+
+    /// Sets `max_tokens`.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// Turns extended thinking on with this token budget. Anthropic then refuses a forced
+    /// tool choice: pass [`forbids_forced_tool_choice`](Claude::forbids_forced_tool_choice) to
+    /// the executor's `forbid_forced_tool_choice`; a forced choice that still arrives is sent
+    /// as `auto` plus an instruction to call the tool.
+    pub fn thinking(mut self, budget_tokens: u32) -> Self {
+        self.thinking_budget = Some(budget_tokens);
+        self
+    }
+
+    /// Whether this configuration refuses a forced tool choice (extended thinking is on).
+    pub fn forbids_forced_tool_choice(&self) -> bool {
+        self.thinking_budget.is_some()
+    }
+
+    /// The JSON body sent for `request`.
+    pub fn request_body(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Value, TransportError> {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("max_tokens".into(), json!(self.max_tokens));
+        if let Some(system) = system_text(PROVIDER, &request.messages)? {
+            body.insert("system".into(), json!(system));
+        }
+        let mut messages = convert_messages(&request.messages)?;
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "input_schema": t.input_schema,
+                    })
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+            let forced = match &request.tool_choice {
+                ToolChoice::Tool(name) => Some(format!("Call the {name} tool now.")),
+                ToolChoice::Required => Some("Call one of the tools now.".to_owned()),
+                _ => None,
+            };
+            let choice = match (&request.tool_choice, &forced, self.thinking_budget) {
+                (_, Some(instruction), Some(_)) => {
+                    // Extended thinking refuses forcing: auto plus an instruction.
+                    push_instruction(&mut messages, instruction);
+                    json!({"type": "auto"})
+                }
+                (ToolChoice::Auto, _, _) => json!({"type": "auto"}),
+                (ToolChoice::Required, _, _) => json!({"type": "any"}),
+                (ToolChoice::None, _, _) => json!({"type": "none"}),
+                (ToolChoice::Tool(name), _, _) => json!({"type": "tool", "name": name}),
+            };
+            body.insert("tool_choice".into(), choice);
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if let Some(budget) = self.thinking_budget {
+            body.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": budget}),
+            );
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
+        let key = self.http.key()?;
+        Ok(Prepared {
+            url: format!("{}/v1/messages", self.http.base_url),
+            headers: vec![
+                ("x-api-key", key.to_owned()),
+                ("anthropic-version", Self::API_VERSION.to_owned()),
+            ],
+            body: self.request_body(request, stream)?,
+        })
+    }
+
+    /// Sends one request: the typed-error form of [`Model::generate`].
+    pub async fn send(
+        &self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> Result<ModelResponse, TransportError> {
+        let prepared = self.prepare(&request, stream.is_some())?;
+        let body = execute(
+            &self.http,
+            prepared,
+            stream.map(|s| (s, Assembler::default())),
+        )
+        .await?;
+        parse_response(&body)
+    }
+}
+
+impl Model for Claude {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
+    }
+}
+
+fn refuse(message: impl Into<String>) -> TransportError {
+    TransportError::Request {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+fn push_instruction(messages: &mut Vec<Value>, instruction: &str) {
+    let block = json!({"type": "text", "text": instruction});
+    match messages.last_mut() {
+        Some(last) if last["role"] == "user" => {
+            if let Some(content) = last.get_mut("content").and_then(Value::as_array_mut) {
+                content.push(block);
+            }
+        }
+        _ => messages.push(json!({"role": "user", "content": [block]})),
+    }
+}
+
+fn media_block(media: &Media) -> Result<Value, TransportError> {
+    let content_type = mime(PROVIDER, media)?;
+    let source = match &media.source {
+        MediaSource::Inline(_) => {
+            let url = media_url(PROVIDER, media)?;
+            let data = url.split_once(',').map(|(_, d)| d).unwrap_or_default();
+            json!({"type": "base64", "media_type": content_type, "data": data})
+        }
+        MediaSource::Url(url) => json!({"type": "url", "url": url}),
+    };
+    let kind = if content_type.starts_with("image/") {
+        "image"
+    } else if content_type == "application/pdf" {
+        "document"
+    } else {
+        return Err(refuse(format!(
+            "Anthropic accepts images and PDF documents, not {content_type}: convert the part or send it as text"
+        )));
+    };
+    Ok(json!({"type": kind, "source": source}))
+}
+
+/// One part as content blocks (none for parts the role does not send back).
+fn blocks(part: &Part, role: Role, out: &mut Vec<Value>) -> Result<(), TransportError> {
+    match &part.kind {
+        PartKind::Text(t) => {
+            if !t.is_empty() {
+                out.push(json!({"type": "text", "text": t}));
+            }
+        }
+        PartKind::Media(m) => out.push(media_block(m)?),
+        PartKind::Data(v) => out.push(json!({"type": "text", "text": v.to_string()})),
+        PartKind::Custom(v) => out.push(v.clone()),
+        PartKind::Reasoning(text) => {
+            // Thinking goes back only on the model's turns, with its signature.
+            if role != Role::Model {
+                return Ok(());
+            }
+            if let Some(data) = meta(part, NS, "redactedThinking") {
+                out.push(json!({"type": "redacted_thinking", "data": data}));
+            } else if let Some(signature) = meta(part, NS, "signature") {
+                out.push(json!({"type": "thinking", "thinking": text, "signature": signature}));
+            }
+        }
+        PartKind::ToolRequest(r) => {
+            let id = r.reference.clone().unwrap_or_default();
+            out.push(json!({
+                "type": "tool_use",
+                "id": id,
+                "name": r.name,
+                "input": input_object(&r.input),
+            }));
+        }
+        PartKind::ToolResponse(r) => {
+            let mut content = Vec::new();
+            let text = output_text(r.output.as_ref());
+            if !text.is_empty() {
+                content.push(json!({"type": "text", "text": text}));
+            }
+            for extra in &r.content {
+                match &extra.kind {
+                    PartKind::ToolResponse(_) | PartKind::ToolRequest(_) => {
+                        return Err(refuse("a tool result cannot hold tool calls or results"))
+                    }
+                    _ => blocks(extra, Role::Tool, &mut content)?,
+                }
+            }
+            let mut block = json!({
+                "type": "tool_result",
+                "tool_use_id": r.reference.clone().unwrap_or_default(),
+            });
+            if !content.is_empty() {
+                block["content"] = Value::Array(content);
+            }
+            if part.is_tool_error() {
+                block["is_error"] = json!(true);
+            }
+            out.push(block);
+        }
+    }
+    Ok(())
+}
+
+fn convert_messages(messages: &[Message]) -> Result<Vec<Value>, TransportError> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in messages {
+        let role = match message.role {
+            Role::System => continue,
+            Role::Model => "assistant",
+            Role::User | Role::Tool => "user",
+        };
+        let mut content = Vec::new();
+        for part in &message.content {
+            blocks(part, message.role, &mut content)?;
+        }
+        if content.is_empty() {
+            continue;
+        }
+        // Consecutive messages of one role merge: tool results then a user nudge.
+        match out.last_mut() {
+            Some((r, c)) if *r == role => c.extend(content),
+            _ => out.push((role, content)),
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect())
+}
+
+fn shape(message: impl Into<String>) -> TransportError {
+    TransportError::Response {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// Reads a Messages API answer into a response.
+pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+    if body.get("type").and_then(Value::as_str) == Some("error") {
+        return Err(TransportError::Remote {
+            provider: PROVIDER,
+            message: super::provider_message(body.to_string().as_bytes()),
+        });
+    }
+    let content = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("the answer has no content array"))?;
+    let mut parts = Vec::new();
+    for block in content {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+        let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "text" => parts.push(Part::text(text("text"))),
+            "thinking" => {
+                let mut m = Map::new();
+                if let Some(s) = block.get("signature") {
+                    m.insert("signature".into(), s.clone());
+                }
+                parts.push(with_meta(Part::reasoning(text("thinking")), NS, m));
+            }
+            "redacted_thinking" => {
+                let mut m = Map::new();
+                m.insert(
+                    "redactedThinking".into(),
+                    block.get("data").cloned().unwrap_or(Value::Null),
+                );
+                parts.push(with_meta(Part::reasoning(""), NS, m));
+            }
+            "tool_use" => {
+                let id = block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| shape("a tool_use block has no id"))?;
+                let name = block
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| shape("a tool_use block has no name"))?;
+                let input = block.get("input").cloned().unwrap_or(json!({}));
+                parts.push(Part::tool_request(name, Some(id.to_owned()), input));
+            }
+            _ => parts.push(Part::custom(block.clone())),
+        }
+    }
+    let finish_reason = match body.get("stop_reason").and_then(Value::as_str) {
+        Some("end_turn" | "tool_use" | "stop_sequence" | "pause_turn") | None => FinishReason::Stop,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::Blocked,
+        Some(_) => FinishReason::Other,
+    };
+    let usage = body.get("usage").unwrap_or(&Value::Null);
+    Ok(ModelResponse {
+        message: Message::model(parts),
+        finish_reason,
+        usage: Usage {
+            input_tokens: count(usage, "input_tokens"),
+            output_tokens: count(usage, "output_tokens"),
+        },
+    })
+}
+
+/// Assembles `message_start` … `message_stop` into a Messages API answer.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    message: Option<Value>,
+    blocks: BTreeMap<u64, Value>,
+    json: BTreeMap<u64, String>,
+}
+
+fn malformed(message: String) -> TransportError {
+    TransportError::Stream {
+        provider: PROVIDER,
+        message,
+    }
+}
+
+impl Assemble for Assembler {
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        data: Value,
+        sink: &ModelStream,
+    ) -> Result<bool, TransportError> {
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or("")
+            .to_owned();
+        let index = data.get("index").and_then(Value::as_u64);
+        let need_index = || {
+            index.ok_or_else(|| malformed(format!("event {} ({kind}) has no index", event.number)))
+        };
+        match kind.as_str() {
+            "message_start" => {
+                let message = data.get("message").cloned().ok_or_else(|| {
+                    malformed(format!(
+                        "event {} (message_start) has no message",
+                        event.number
+                    ))
+                })?;
+                self.message = Some(message);
+            }
+            "content_block_start" => {
+                let i = need_index()?;
+                let mut block = data.get("content_block").cloned().ok_or_else(|| {
+                    malformed(format!(
+                        "event {} (content_block_start) has no content_block",
+                        event.number
+                    ))
+                })?;
+                if block["type"] == "tool_use" {
+                    block["input"] = json!({});
+                    self.json.insert(i, String::new());
+                }
+                self.blocks.insert(i, block);
+            }
+            "content_block_delta" => {
+                let i = need_index()?;
+                let delta = data.get("delta").unwrap_or(&Value::Null);
+                let block = self.blocks.get_mut(&i).ok_or_else(|| {
+                    malformed(format!(
+                        "event {} (content_block_delta) names block {i}, which was never started",
+                        event.number
+                    ))
+                })?;
+                let piece = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("");
+                match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+                    "text_delta" => {
+                        let text = piece("text");
+                        append(block, "text", text);
+                        emit(sink, Part::text(text))?;
+                    }
+                    "thinking_delta" => {
+                        let text = piece("thinking");
+                        append(block, "thinking", text);
+                        emit(sink, Part::reasoning(text))?;
+                    }
+                    "signature_delta" => append(block, "signature", piece("signature")),
+                    "input_json_delta" => {
+                        if let Some(buffer) = self.json.get_mut(&i) {
+                            buffer.push_str(piece("partial_json"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let i = need_index()?;
+                if let (Some(block), Some(text)) = (self.blocks.get_mut(&i), self.json.remove(&i)) {
+                    let input = if text.trim().is_empty() {
+                        json!({})
+                    } else {
+                        serde_json::from_str(&text).map_err(|e| {
+                            malformed(format!(
+                                "event {}: the streamed tool_use input of block {i} is not JSON ({e})",
+                                event.number
+                            ))
+                        })?
+                    };
+                    block["input"] = input.clone();
+                    let name = block["name"].as_str().unwrap_or("").to_owned();
+                    let id = block["id"].as_str().map(str::to_owned);
+                    emit(sink, Part::tool_request(name, id, input))?;
+                }
+            }
+            "message_delta" => {
+                let message = self.message.as_mut().ok_or_else(|| {
+                    malformed(format!(
+                        "event {} (message_delta) came before message_start",
+                        event.number
+                    ))
+                })?;
+                if let Some(delta) = data.get("delta").and_then(Value::as_object) {
+                    for (k, v) in delta {
+                        message[k] = v.clone();
+                    }
+                }
+                if let Some(usage) = data.get("usage").and_then(Value::as_object) {
+                    if !message["usage"].is_object() {
+                        message["usage"] = json!({});
+                    }
+                    for (k, v) in usage {
+                        if !v.is_null() {
+                            message["usage"][k] = v.clone();
+                        }
+                    }
+                }
+            }
+            "message_stop" => return Ok(true),
+            "error" => {
+                return Err(TransportError::Remote {
+                    provider: PROVIDER,
+                    message: super::provider_message(data.to_string().as_bytes()),
+                })
+            }
+            // `ping` and event types added later carry nothing to assemble.
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+        if !complete {
+            return Err(malformed(
+                "the stream ended before message_stop: the answer is incomplete, retry the call"
+                    .into(),
+            ));
+        }
+        let mut message = self
+            .message
+            .ok_or_else(|| malformed("the stream has no message_start".into()))?;
+        message["content"] = Value::Array(self.blocks.into_values().collect());
+        Ok(message)
+    }
+}
+
+fn append(block: &mut Value, key: &str, piece: &str) {
+    let mut text = block
+        .get(key)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    text.push_str(piece);
+    block[key] = Value::String(text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::ToolDefinition;
+
+    fn request(choice: ToolChoice) -> ModelRequest {
+        ModelRequest {
+            messages: vec![Message::user("go")],
+            tools: vec![ToolDefinition {
+                name: "submit_result".into(),
+                description: "Submit.".into(),
+                input_schema: json!({"type": "object"}),
+                output_schema: None,
+                resume_schema: None,
+            }],
+            tool_choice: choice,
+        }
+    }
+
+    #[test]
+    fn forced_choice_is_sent_as_tool() {
+        let body = Claude::new("m")
+            .request_body(&request(ToolChoice::Tool("submit_result".into())), false)
+            .unwrap();
+        assert_eq!(
+            body["tool_choice"],
+            json!({"type": "tool", "name": "submit_result"})
+        );
+    }
+
+    #[test]
+    fn forced_choice_with_thinking_falls_back_to_auto_plus_instruction() {
+        let model = Claude::new("m").thinking(2048);
+        assert!(model.forbids_forced_tool_choice());
+        let body = model
+            .request_body(&request(ToolChoice::Tool("submit_result".into())), false)
+            .unwrap();
+        assert_eq!(body["tool_choice"], json!({"type": "auto"}));
+        assert_eq!(
+            body["messages"][0]["content"][1]["text"],
+            "Call the submit_result tool now."
+        );
+        assert_eq!(body["thinking"]["budget_tokens"], 2048);
+    }
+
+    #[test]
+    fn thinking_signature_round_trips_to_the_next_turn() {
+        let answer = json!({
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "sig-1"},
+                {"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"a": 1}}
+            ],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 3, "output_tokens": 4}
+        });
+        let response = parse_response(&answer).unwrap();
+        let messages = convert_messages(&[Message::user("q"), response.message]).unwrap();
+        assert_eq!(
+            messages[1]["content"][0],
+            json!({"type": "thinking", "thinking": "hmm", "signature": "sig-1"})
+        );
+        assert_eq!(messages[1]["content"][1]["id"], "toolu_1");
+    }
+
+    #[test]
+    fn unsupported_media_is_a_clear_error() {
+        let mut r = request(ToolChoice::Auto);
+        r.messages = vec![Message::new(
+            Role::User,
+            vec![Part::inline_media("audio/wav", vec![1, 2])],
+        )];
+        let err = Claude::new("m").request_body(&r, false).unwrap_err();
+        assert!(err.to_string().contains("not audio/wav"), "{err}");
+    }
+}

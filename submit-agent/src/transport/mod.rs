@@ -1,0 +1,1009 @@
+//! Provider transports: the [`Model`](crate::Model) trait over HTTP for Anthropic Messages,
+//! Gemini `generateContent`, OpenAI Chat Completions and OpenAI Responses.
+//!
+//! Each provider sits behind its own cargo feature (`claude`, `gemini`, `openai-chat`,
+//! `openai-responses`); without one, no HTTP stack is built. Every transport:
+//!
+//! - takes its API key from the provider's usual environment variable (`ANTHROPIC_API_KEY`,
+//!   `GEMINI_API_KEY`, `OPENAI_API_KEY`) or from [`api_key`](Claude::api_key);
+//! - sends to an overridable base URL (gateways, tests) with a timeout;
+//! - retries 429 and 5xx answers and failed connections with exponential backoff, honouring
+//!   `retry-after` (see [`Retry`]);
+//! - maps failures to the typed [`TransportError`], keeping the status and the provider's own
+//!   message; its `send` method returns it, the [`Model`](crate::Model) impl turns it into text;
+//! - streams over server-sent events when the run streams, passing text, reasoning and
+//!   finished tool calls to the chunk sink and assembling the same response the non-streaming
+//!   call returns.
+//!
+//! No key or payload is ever logged; `Debug` shows the key as `<redacted>`.
+//!
+//! # Runtime
+//!
+//! The HTTP client needs tokio. A call polled inside a tokio runtime runs on that runtime;
+//! polled anywhere else (`futures::executor::block_on`, another executor), it runs on a small
+//! runtime the transports own (one worker thread, started on first use). The loop itself stays
+//! runtime-agnostic. Dropping the call's future cancels the request.
+//!
+//! ```no_run
+//! # #[cfg(feature = "claude")] {
+//! use submit_result::agent::transport::Claude;
+//! use submit_result::agent::{Agent, Message};
+//!
+//! let model = Claude::new("claude-sonnet-4-5").max_tokens(1024);
+//! let agent = Agent::new(model);
+//! let response = futures::executor::block_on(agent.generate(vec![Message::user("Hello")]));
+//! # }
+//! ```
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{Map, Value};
+
+use crate::message::{Chunk, Media, MediaSource, Part};
+use crate::model::ModelError;
+use crate::stream::ModelStream;
+
+#[cfg(feature = "claude")]
+mod claude;
+#[cfg(feature = "gemini")]
+mod gemini;
+#[cfg(feature = "openai-chat")]
+mod openai_chat;
+#[cfg(feature = "openai-responses")]
+mod openai_responses;
+
+#[cfg(feature = "claude")]
+pub use claude::Claude;
+#[cfg(feature = "gemini")]
+pub use gemini::Gemini;
+#[cfg(feature = "openai-chat")]
+pub use openai_chat::OpenAiChat;
+#[cfg(feature = "openai-responses")]
+pub use openai_responses::OpenAiResponses;
+
+/// An API key; its `Debug` form never shows it.
+///
+/// ```
+/// # #[cfg(feature = "claude")] {
+/// use submit_result::agent::transport::ApiKey;
+///
+/// let key = ApiKey::new("sk-secret");
+/// assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
+/// # }
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(Arc<str>);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl AsRef<str>) -> Self {
+        ApiKey(Arc::from(key.as_ref()))
+    }
+
+    /// Reads a key from an environment variable; `None` when unset or empty.
+    pub fn from_env(variable: &str) -> Option<Self> {
+        std::env::var(variable)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| ApiKey::new(v.trim()))
+    }
+
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// How failed calls are retried: 429, 5xx, timeouts and failed connections.
+///
+/// The delay before attempt `n + 1` is `retry-after` (or `retry-after-ms`) when the answer
+/// carries one, else `initial_backoff · 2ⁿ⁻¹`; both are capped at `max_backoff`.
+///
+/// ```
+/// # #[cfg(feature = "claude")] {
+/// use std::time::Duration;
+/// use submit_result::agent::transport::Retry;
+///
+/// let retry = Retry::new(3).backoff(Duration::from_millis(100), Duration::from_secs(2));
+/// assert_eq!(retry.delay(1, None), Duration::from_millis(100));
+/// assert_eq!(retry.delay(2, None), Duration::from_millis(200));
+/// assert_eq!(retry.delay(1, Some(Duration::from_secs(1))), Duration::from_secs(1));
+/// assert_eq!(retry.delay(1, Some(Duration::from_secs(60))), Duration::from_secs(2));
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The delay after the first failed attempt.
+    pub initial_backoff: Duration,
+    /// The longest delay, `retry-after` included.
+    pub max_backoff: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            max_attempts: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Retry {
+    /// `max_attempts` attempts in all (at least 1) with the default backoff.
+    pub fn new(max_attempts: u32) -> Self {
+        Retry {
+            max_attempts: max_attempts.max(1),
+            ..Retry::default()
+        }
+    }
+
+    /// Sets the first and the longest delay.
+    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_backoff = initial;
+        self.max_backoff = max;
+        self
+    }
+
+    /// The delay after failed attempt `attempt` (1-based), given the answer's `retry-after`.
+    pub fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let computed = retry_after.unwrap_or_else(|| {
+            let factor = 1u32
+                .checked_shl(attempt.saturating_sub(1).min(20))
+                .unwrap_or(u32::MAX);
+            self.initial_backoff.saturating_mul(factor)
+        });
+        computed.min(self.max_backoff)
+    }
+}
+
+/// A provider call that failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// No API key was set and the environment variable is empty.
+    #[error("no API key for {provider}: set {variable} or pass one with api_key(...)")]
+    MissingKey {
+        /// The provider.
+        provider: &'static str,
+        /// The environment variable read.
+        variable: &'static str,
+    },
+    /// The provider answered with an error status.
+    #[error("{provider} answered HTTP {status} after {attempts} attempt(s): {message}")]
+    Api {
+        /// The provider.
+        provider: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's own message (`error.message`), or the start of the body.
+        message: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The provider reported an error inside a successful answer or a stream.
+    #[error("{provider} reported an error: {message}")]
+    Remote {
+        /// The provider.
+        provider: &'static str,
+        /// The provider's message.
+        message: String,
+    },
+    /// The request could not be sent or its answer could not be read.
+    #[error("could not reach {provider} after {attempts} attempt(s): {message}; check the base URL and the network")]
+    Network {
+        /// The provider.
+        provider: &'static str,
+        /// What failed.
+        message: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The provider did not answer in time.
+    #[error("{provider} did not answer in time after {attempts} attempt(s); raise the timeout or retry later")]
+    Timeout {
+        /// The provider.
+        provider: &'static str,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The answer is not in the provider's documented shape.
+    #[error("{provider} sent an answer not in its documented shape: {message}")]
+    Response {
+        /// The provider.
+        provider: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The event stream is malformed or ended early.
+    #[error("malformed {provider} event stream: {message}")]
+    Stream {
+        /// The provider.
+        provider: &'static str,
+        /// What is wrong, with the event's position.
+        message: String,
+    },
+    /// The conversation holds something this provider cannot take.
+    #[error("cannot send this conversation to {provider}: {message}")]
+    Request {
+        /// The provider.
+        provider: &'static str,
+        /// What cannot be sent and what to do.
+        message: String,
+    },
+    /// The chunk sink refused a chunk.
+    #[error("the streaming callback refused a chunk: {0}")]
+    Sink(String),
+    /// The HTTP client or its runtime could not start.
+    #[error("the HTTP client could not start: {0}")]
+    Client(String),
+}
+
+impl TransportError {
+    /// The HTTP status of an [`Api`](TransportError::Api) error.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            TransportError::Api { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+impl From<TransportError> for ModelError {
+    fn from(e: TransportError) -> Self {
+        ModelError(e.to_string())
+    }
+}
+
+/// The connection settings every transport shares.
+#[derive(Clone)]
+pub(crate) struct Http {
+    provider: &'static str,
+    variable: &'static str,
+    key: Option<ApiKey>,
+    pub(crate) base_url: String,
+    timeout: Duration,
+    retry: Retry,
+    client: Arc<Mutex<Option<reqwest::Client>>>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("api_key", &self.key)
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+impl Http {
+    pub(crate) fn new(provider: &'static str, variable: &'static str, base_url: &str) -> Self {
+        Http {
+            provider,
+            variable,
+            key: ApiKey::from_env(variable),
+            base_url: base_url.to_owned(),
+            timeout: Duration::from_secs(600),
+            retry: Retry::default(),
+            client: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    pub(crate) fn set_key(&mut self, key: ApiKey) {
+        self.key = Some(key);
+    }
+
+    pub(crate) fn set_base_url(&mut self, url: &str) {
+        self.base_url = url.trim_end_matches('/').to_owned();
+    }
+
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+        self.client = Arc::new(Mutex::new(None));
+    }
+
+    pub(crate) fn set_retry(&mut self, retry: Retry) {
+        self.retry = Retry {
+            max_attempts: retry.max_attempts.max(1),
+            ..retry
+        };
+    }
+
+    /// The key, or the error naming the variable to set.
+    pub(crate) fn key(&self) -> Result<&str, TransportError> {
+        self.key
+            .as_ref()
+            .map(ApiKey::expose)
+            .ok_or(TransportError::MissingKey {
+                provider: self.provider,
+                variable: self.variable,
+            })
+    }
+
+    fn client(&self) -> Result<reqwest::Client, TransportError> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.timeout.min(Duration::from_secs(30)))
+            .read_timeout(self.timeout)
+            .build()
+            .map_err(|e| TransportError::Client(e.to_string()))?;
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
+/// One prepared HTTP call.
+pub(crate) struct Prepared {
+    pub(crate) url: String,
+    pub(crate) headers: Vec<(&'static str, String)>,
+    pub(crate) body: Value,
+}
+
+/// Builds the provider's answer from stream events.
+pub(crate) trait Assemble: Send + 'static {
+    /// Takes one event; `true` when the stream is complete.
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        data: Value,
+        sink: &ModelStream,
+    ) -> Result<bool, TransportError>;
+
+    /// The assembled answer, in the provider's non-streaming shape.
+    fn finish(self, complete: bool) -> Result<Value, TransportError>;
+}
+
+/// Sends a chunk of one part to the sink.
+pub(crate) fn emit(sink: &ModelStream, part: Part) -> Result<(), TransportError> {
+    sink.send(Chunk::new(None, vec![part]))
+        .map_err(|e| TransportError::Sink(e.0))
+}
+
+/// Runs the call on the caller's tokio runtime, or on the transports' own runtime.
+pub(crate) async fn execute<A: Assemble>(
+    http: &Http,
+    prepared: Prepared,
+    stream: Option<(ModelStream, A)>,
+) -> Result<Value, TransportError> {
+    let http = http.clone();
+    on_runtime(async move {
+        let response = post(&http, &prepared).await?;
+        match stream {
+            None => {
+                let bytes = response.bytes().await.map_err(|e| network(&http, &e, 1))?;
+                serde_json::from_slice(&bytes).map_err(|e| TransportError::Response {
+                    provider: http.provider,
+                    message: format!("the body is not JSON: {e}"),
+                })
+            }
+            Some((sink, assembler)) => read_stream(&http, response, assembler, &sink).await,
+        }
+    })
+    .await
+}
+
+fn network(http: &Http, e: &reqwest::Error, attempts: u32) -> TransportError {
+    if e.is_timeout() {
+        TransportError::Timeout {
+            provider: http.provider,
+            attempts,
+        }
+    } else {
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        TransportError::Network {
+            provider: http.provider,
+            message: text,
+            attempts,
+        }
+    }
+}
+
+/// The owned runtime, for calls polled outside tokio.
+fn runtime() -> Result<tokio::runtime::Handle, TransportError> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("submit-agent-http")
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map(|rt| rt.handle().clone())
+        .map_err(|e| TransportError::Client(format!("the HTTP runtime could not start: {e}")))
+}
+
+/// Aborts the spawned call when the caller drops its future.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+async fn on_runtime<T, F>(future: F) -> Result<T, TransportError>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T, TransportError>> + Send + 'static,
+{
+    let handle = match tokio::runtime::Handle::try_current() {
+        Ok(h) => h,
+        Err(_) => runtime()?,
+    };
+    let mut task = AbortOnDrop(handle.spawn(future));
+    match (&mut task.0).await {
+        Ok(result) => result,
+        Err(e) => Err(TransportError::Client(format!(
+            "the HTTP task stopped: {e}"
+        ))),
+    }
+}
+
+/// Posts with retries; returns the first successful answer.
+async fn post(http: &Http, prepared: &Prepared) -> Result<reqwest::Response, TransportError> {
+    let client = http.client()?;
+    let retry = http.retry;
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        let mut builder = client.post(&prepared.url).json(&prepared.body);
+        for (name, value) in &prepared.headers {
+            builder = builder.header(*name, value);
+        }
+        let last = attempt >= retry.max_attempts;
+        match builder.timeout(http.timeout).send().await {
+            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let wait = retry_after(response.headers());
+                let body = response.bytes().await.unwrap_or_default();
+                let retryable = status == 429 || status == 408 || status >= 500;
+                if retryable && !last {
+                    tracing::debug!(
+                        provider = http.provider,
+                        status,
+                        attempt,
+                        "provider call failed; retrying"
+                    );
+                    tokio::time::sleep(retry.delay(attempt, wait)).await;
+                    continue;
+                }
+                return Err(TransportError::Api {
+                    provider: http.provider,
+                    status,
+                    message: provider_message(&body),
+                    attempts: attempt,
+                });
+            }
+            Err(e) => {
+                let e = e.without_url();
+                if (e.is_connect() || e.is_timeout()) && !last {
+                    tracing::debug!(
+                        provider = http.provider,
+                        attempt,
+                        "provider unreachable; retrying"
+                    );
+                    tokio::time::sleep(retry.delay(attempt, None)).await;
+                    continue;
+                }
+                return Err(network(http, &e, attempt));
+            }
+        }
+    }
+}
+
+/// `retry-after-ms` or `retry-after` (in seconds); an HTTP date is left to the backoff.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let read = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    if let Some(ms) = read("retry-after-ms") {
+        return Some(Duration::from_secs_f64((ms / 1000.0).min(86_400.0)));
+    }
+    read("retry-after").map(|s| Duration::from_secs_f64(s.min(86_400.0)))
+}
+
+/// The provider's `error.message`, else the start of the body.
+pub(crate) fn provider_message(body: &[u8]) -> String {
+    if let Ok(value) = serde_json::from_slice::<Value>(body) {
+        let error = value.get("error").unwrap_or(&value);
+        if let Some(m) = error.get("message").and_then(Value::as_str) {
+            return m.to_owned();
+        }
+        if let Some(m) = error.as_str() {
+            return m.to_owned();
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return "(empty body)".to_owned();
+    }
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+// ---- server-sent events ----
+
+/// One server-sent event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `event:` name.
+    pub(crate) event: Option<String>,
+    /// The `data:` lines, joined with newlines.
+    pub(crate) data: String,
+    /// Its position in the stream (1-based).
+    pub(crate) number: usize,
+}
+
+/// An incremental server-sent events decoder; each byte is scanned once.
+#[derive(Default)]
+pub(crate) struct SseDecoder {
+    buffer: Vec<u8>,
+    scanned: usize,
+    current: SseEvent,
+    has_data: bool,
+    count: usize,
+}
+
+impl SseDecoder {
+    /// Feeds bytes; complete events are pushed to `out`.
+    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), String> {
+        self.buffer.extend_from_slice(bytes);
+        let mut start = 0;
+        while let Some(offset) = self
+            .buffer
+            .get(self.scanned..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        {
+            let end = self.scanned + offset;
+            let line = self.buffer.get(start..end).unwrap_or_default();
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let line = std::str::from_utf8(line)
+                .map_err(|_| format!("event {} is not UTF-8", self.count + 1))?
+                .to_owned();
+            self.line(&line, out);
+            start = end + 1;
+            self.scanned = start;
+        }
+        if start > 0 {
+            self.buffer.drain(..start);
+            self.scanned -= start;
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: a last event without its blank line is still dispatched.
+    pub(crate) fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), String> {
+        if !self.buffer.is_empty() {
+            let rest = std::mem::take(&mut self.buffer);
+            let line = std::str::from_utf8(&rest)
+                .map_err(|_| format!("event {} is not UTF-8", self.count + 1))?
+                .to_owned();
+            self.line(line.trim_end_matches('\r'), out);
+            self.scanned = 0;
+        }
+        self.line("", out);
+        Ok(())
+    }
+
+    fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
+        if line.is_empty() {
+            if self.has_data {
+                self.count += 1;
+                let mut event = std::mem::take(&mut self.current);
+                event.number = self.count;
+                out.push(event);
+            }
+            self.current = SseEvent::default();
+            self.has_data = false;
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.current.data.push('\n');
+                }
+                self.current.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.current.event = Some(value.to_owned()),
+            // `id`, `retry` and unknown fields carry nothing the transports use.
+            _ => {}
+        }
+    }
+}
+
+async fn read_stream<A: Assemble>(
+    http: &Http,
+    response: reqwest::Response,
+    mut assembler: A,
+    sink: &ModelStream,
+) -> Result<Value, TransportError> {
+    let provider = http.provider;
+    let malformed = |message: String| TransportError::Stream { provider, message };
+    let mut bytes = response.bytes_stream();
+    let mut decoder = SseDecoder::default();
+    let mut events = Vec::new();
+    let mut complete = false;
+    let mut ended = false;
+    while !complete && !ended {
+        match bytes.next().await {
+            Some(Ok(chunk)) => decoder.feed(&chunk, &mut events).map_err(malformed)?,
+            Some(Err(e)) => return Err(network(http, &e.without_url(), 1)),
+            None => {
+                decoder.finish(&mut events).map_err(malformed)?;
+                ended = true;
+            }
+        }
+        for event in events.drain(..) {
+            if complete {
+                break;
+            }
+            if event.data.trim() == "[DONE]" {
+                complete = assembler.event(&event, Value::Null, sink)?;
+                continue;
+            }
+            let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+                malformed(format!(
+                    "event {}{} holds data that is not JSON ({e})",
+                    event.number,
+                    event
+                        .event
+                        .as_deref()
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default()
+                ))
+            })?;
+            complete = assembler.event(&event, data, sink)?;
+        }
+    }
+    assembler.finish(complete)
+}
+
+// ---- shared conversions ----
+
+/// Text of a tool output: a string as is, anything else as compact JSON.
+pub(crate) fn output_text(output: Option<&Value>) -> String {
+    match output {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The text of an error result as the OpenAI formats carry it.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code, reason = "used by the OpenAI transports only")
+)]
+pub(crate) fn error_text(output: Option<&Value>) -> String {
+    format!("Error: {}", output_text(output))
+}
+
+/// The joined text of every system message; non-text system parts are refused.
+pub(crate) fn system_text(
+    provider: &'static str,
+    messages: &[crate::Message],
+) -> Result<Option<String>, TransportError> {
+    let mut texts = Vec::new();
+    for message in messages.iter().filter(|m| m.role == crate::Role::System) {
+        for part in &message.content {
+            match part.as_text() {
+                Some(t) => texts.push(t.to_owned()),
+                None => {
+                    return Err(TransportError::Request {
+                        provider,
+                        message:
+                            "system messages may hold text only: move other parts to a user message"
+                                .into(),
+                    })
+                }
+            }
+        }
+    }
+    Ok((!texts.is_empty()).then(|| texts.join("\n\n")))
+}
+
+/// The MIME type of media, required by every provider.
+pub(crate) fn mime<'m>(
+    provider: &'static str,
+    media: &'m Media,
+) -> Result<&'m str, TransportError> {
+    media
+        .content_type
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| TransportError::Request {
+            provider,
+            message: "a media part has no content type: set one (image/png, application/pdf, …)"
+                .into(),
+        })
+}
+
+/// A `data:` URL for inline media, the URL itself otherwise.
+pub(crate) fn media_url(provider: &'static str, media: &Media) -> Result<String, TransportError> {
+    Ok(match &media.source {
+        MediaSource::Url(u) => u.clone(),
+        MediaSource::Inline(bytes) => {
+            format!(
+                "data:{};base64,{}",
+                mime(provider, media)?,
+                base64_encode(bytes)
+            )
+        }
+    })
+}
+
+/// A provider-namespaced metadata value of a part (`metadata.<namespace>.<key>`).
+pub(crate) fn meta<'p>(part: &'p Part, namespace: &str, key: &str) -> Option<&'p Value> {
+    part.metadata.as_ref()?.get(namespace)?.get(key)
+}
+
+/// Sets `metadata.<namespace>` on a part.
+pub(crate) fn with_meta(mut part: Part, namespace: &str, values: Map<String, Value>) -> Part {
+    if !values.is_empty() {
+        part.metadata
+            .get_or_insert_with(Map::new)
+            .insert(namespace.to_owned(), Value::Object(values));
+    }
+    part
+}
+
+/// Parses tool-call arguments sent as a JSON string; text that is not JSON stays a string so
+/// the submit parser can still classify or recover it.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code, reason = "used by the OpenAI transports only")
+)]
+pub(crate) fn arguments_value(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Object(Map::new());
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
+/// Tool-call arguments as the OpenAI formats send them: a JSON string.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code, reason = "used by the OpenAI transports only")
+)]
+pub(crate) fn arguments_text(input: &Value) -> String {
+    match input {
+        Value::Null => "{}".to_owned(),
+        // A string input is kept as the model sent it.
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A tool input as the object-argument formats send it.
+pub(crate) fn input_object(input: &Value) -> Value {
+    match input {
+        Value::Object(_) => input.clone(),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => Value::Object(Map::new()),
+        },
+        _ => Value::Object(Map::new()),
+    }
+}
+
+/// A `u64` field of a JSON object, 0 when absent.
+pub(crate) fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b0 = chunk.first().copied().unwrap_or(0);
+        let b1 = chunk.get(1).copied().unwrap_or(0);
+        let b2 = chunk.get(2).copied().unwrap_or(0);
+        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                let idx = ((n >> (18 - 6 * i)) & 63) as usize;
+                out.push(char::from(B64.get(idx).copied().unwrap_or(b'A')));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg_attr(
+    not(feature = "gemini"),
+    allow(dead_code, reason = "used by the Gemini transport only")
+)]
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(((acc >> bits) & 0xff) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// Builder methods every transport shares.
+macro_rules! http_builder {
+    ($ty:ty) => {
+        impl $ty {
+            /// Sets the API key (otherwise read from the environment at construction).
+            pub fn api_key(mut self, key: impl AsRef<str>) -> Self {
+                self.http.set_key($crate::transport::ApiKey::new(key));
+                self
+            }
+
+            /// Sends to another base URL (a gateway, a test server).
+            pub fn base_url(mut self, url: impl AsRef<str>) -> Self {
+                self.http.set_base_url(url.as_ref());
+                self
+            }
+
+            /// Sets the timeout of one attempt (default 600 s).
+            pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.http.set_timeout(timeout);
+                self
+            }
+
+            /// Sets the retry policy (default: 3 attempts, 500 ms doubling, at most 30 s).
+            pub fn retry(mut self, retry: $crate::transport::Retry) -> Self {
+                self.http.set_retry(retry);
+                self
+            }
+        }
+    };
+}
+pub(crate) use http_builder;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(pieces: &[&[u8]]) -> Vec<SseEvent> {
+        let mut decoder = SseDecoder::default();
+        let mut out = Vec::new();
+        for piece in pieces {
+            decoder.feed(piece, &mut out).unwrap();
+        }
+        decoder.finish(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn sse_events_split_across_reads_decode_whole() {
+        let events = decode_all(&[
+            b"event: a\r\nda",
+            b"ta: {\"x\":",
+            b"1}\n\n: comment\nid: 7\ndata: line1\ndata: line2\n\ndata: last",
+        ]);
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[0].event.as_deref(), Some("a"));
+        assert_eq!(events[0].data, "{\"x\":1}");
+        assert_eq!(events[1].data, "line1\nline2");
+        assert_eq!(events[2].data, "last");
+        assert_eq!(events[2].number, 3);
+    }
+
+    #[test]
+    fn sse_non_utf8_is_an_error() {
+        let mut decoder = SseDecoder::default();
+        let err = decoder
+            .feed(b"data: \xff\n\n", &mut Vec::new())
+            .unwrap_err();
+        assert!(err.contains("not UTF-8"));
+    }
+
+    #[test]
+    fn retry_delay_doubles_and_honours_retry_after_capped() {
+        let retry = Retry::new(5).backoff(Duration::from_millis(10), Duration::from_millis(50));
+        assert_eq!(retry.delay(1, None), Duration::from_millis(10));
+        assert_eq!(retry.delay(3, None), Duration::from_millis(40));
+        assert_eq!(retry.delay(4, None), Duration::from_millis(50));
+        assert_eq!(
+            retry.delay(1, Some(Duration::from_millis(30))),
+            Duration::from_millis(30)
+        );
+        assert_eq!(retry.delay(40, None), Duration::from_millis(50));
+    }
+
+    #[test]
+    fn retry_after_headers_are_read_in_seconds_and_milliseconds() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", "150".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
+        let mut date = reqwest::header::HeaderMap::new();
+        date.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&date), None);
+    }
+
+    #[test]
+    fn provider_message_reads_error_message_or_body_start() {
+        assert_eq!(
+            provider_message(
+                br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            ),
+            "Overloaded"
+        );
+        assert_eq!(provider_message(b"  bad gateway "), "bad gateway");
+        assert_eq!(provider_message(b""), "(empty body)");
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for bytes in [&b""[..], b"a", b"ab", b"abc", &[0, 255, 128, 7]] {
+            assert_eq!(base64_decode(&base64_encode(bytes)).unwrap(), bytes);
+        }
+        assert_eq!(base64_encode(b"hi!"), "aGkh");
+    }
+
+    #[test]
+    fn debug_redacts_the_key() {
+        let mut http = Http::new("test", "NO_SUCH_VARIABLE_FOR_TESTS", "http://x");
+        http.set_key(ApiKey::new("sk-very-secret"));
+        let text = format!("{http:?}");
+        assert!(!text.contains("sk-very-secret"));
+        assert!(text.contains("<redacted>"));
+    }
+}

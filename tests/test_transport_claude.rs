@@ -1,0 +1,351 @@
+//! The Anthropic Messages transport against a loopback server that checks each request's
+//! shape and answers with recorded Messages API answers.
+
+#![cfg(feature = "claude")]
+
+#[path = "transport/agent.rs"]
+mod agent;
+#[path = "transport/server.rs"]
+mod server;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use submit_result::agent::transport::{Claude, Retry, TransportError};
+use submit_result::agent::{Message, ModelRequest, ToolChoice};
+use submit_result::Recovery;
+
+use agent::{executor, paris, run_to_commit, Recording};
+use server::{array_at, ensure, fail, str_at, Recorded, Reply, Server};
+
+/// Checks a request against the documented Messages API shape.
+fn check(r: &Recorded) -> Result<(), String> {
+    ensure(
+        r.method == "POST" && r.path == "/v1/messages",
+        "POST /v1/messages",
+    )?;
+    ensure(
+        r.headers.get("x-api-key").map(String::as_str) == Some("test-key"),
+        "x-api-key header",
+    )?;
+    ensure(
+        r.headers.contains_key("anthropic-version"),
+        "anthropic-version header",
+    )?;
+    let b = &r.body;
+    str_at(b, "model")?;
+    ensure(b["max_tokens"].is_u64(), "max_tokens must be an integer")?;
+    if let Some(system) = b.get("system") {
+        ensure(system.is_string(), "system must be a string")?;
+    }
+    let messages = array_at(b, "messages")?;
+    ensure(!messages.is_empty(), "messages must not be empty")?;
+    let mut expected = "user";
+    let mut open_calls: Vec<String> = Vec::new();
+    for m in messages {
+        let role = str_at(m, "role")?;
+        ensure(role == expected, "roles must alternate, starting with user")?;
+        let content = array_at(m, "content")?;
+        ensure(!content.is_empty(), "content must not be empty")?;
+        let mut answered = Vec::new();
+        for block in content {
+            match str_at(block, "type")? {
+                "text" => ensure(
+                    !str_at(block, "text")?.is_empty(),
+                    "text blocks must not be empty",
+                )?,
+                "thinking" => {
+                    ensure(role == "assistant", "thinking only on assistant turns")?;
+                    str_at(block, "signature")?;
+                }
+                "tool_use" => {
+                    ensure(role == "assistant", "tool_use only on assistant turns")?;
+                    open_calls.push(str_at(block, "id")?.to_owned());
+                    ensure(
+                        block["input"].is_object(),
+                        "tool_use.input must be an object",
+                    )?;
+                }
+                "tool_result" => {
+                    ensure(role == "user", "tool_result only on user turns")?;
+                    let id = str_at(block, "tool_use_id")?;
+                    ensure(
+                        open_calls.iter().any(|c| c == id),
+                        "tool_result must answer a tool_use of the previous turn",
+                    )?;
+                    answered.push(id.to_owned());
+                    if let Some(e) = block.get("is_error") {
+                        ensure(e.is_boolean(), "is_error must be a boolean")?;
+                    }
+                }
+                other => return fail(format!("unknown block type {other}")),
+            }
+        }
+        if role == "user" {
+            ensure(
+                answered.len() == open_calls.len(),
+                "every tool_use must be answered in the next user turn",
+            )?;
+            open_calls.clear();
+        }
+        expected = if role == "user" { "assistant" } else { "user" };
+    }
+    for tool in b
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        str_at(tool, "name")?;
+        str_at(tool, "description")?;
+        ensure(
+            tool["input_schema"]["type"] == "object",
+            "input_schema must be an object schema",
+        )?;
+    }
+    if let Some(choice) = b.get("tool_choice") {
+        let kind = str_at(choice, "type")?;
+        ensure(
+            ["auto", "any", "tool", "none"].contains(&kind),
+            "tool_choice.type",
+        )?;
+        if b.get("thinking").is_some() && (kind == "any" || kind == "tool") {
+            return fail("Thinking may not be enabled when tool_choice forces tool use.");
+        }
+    }
+    Ok(())
+}
+
+fn model(server: &Server) -> Claude {
+    Claude::new("claude-sonnet-4-5")
+        .api_key("test-key")
+        .base_url(&server.url)
+        .max_tokens(2048)
+        .thinking(1024)
+        .retry(Retry::new(3).backoff(Duration::from_millis(1), Duration::from_millis(5)))
+}
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        messages: vec![Message::user("How many people live in Paris?")],
+        tools: vec![],
+        tool_choice: ToolChoice::Auto,
+    }
+}
+
+#[test]
+fn full_agent_run_ends_in_committed_submit() {
+    let server = Server::start(
+        check,
+        vec![
+            Reply::recorded("claude/turn1_lookup.json"),
+            Reply::recorded("claude/turn2_submit.json"),
+        ],
+    );
+    let m = model(&server);
+    let forbid = m.forbids_forced_tool_choice();
+    let committed = run_to_commit(&executor(m, None).forbid_forced_tool_choice(forbid));
+    assert_eq!(server.problems(), Vec::<String>::new());
+    assert_eq!(committed.response, paris());
+    assert_eq!(committed.recovery, None);
+    assert_eq!(committed.usage.input_tokens, 412 + 633);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = &requests[1].body;
+    // The thinking block and its signature go back unchanged.
+    assert_eq!(
+        second["messages"][1]["content"][0]["signature"],
+        "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxFn0d"
+    );
+    let results = second["messages"][2]["content"].as_array().unwrap();
+    assert_eq!(results[0]["tool_use_id"], "toolu_01A09q90qw90lq917835lq9");
+    assert_eq!(results[0].get("is_error"), None);
+    assert_eq!(results[1]["tool_use_id"], "toolu_01B3mzp8DhTAsKxPoqs5UyF");
+    assert_eq!(results[1]["is_error"], true);
+    assert!(results[1]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("unknown city Atlantis"));
+    assert_eq!(second["tools"][0]["name"], "submit_result");
+    assert_eq!(second["tools"][1]["name"], "lookup");
+}
+
+#[test]
+fn streamed_run_assembles_the_same_responses_and_sends_chunks() {
+    let plain_server = Server::start(
+        check,
+        vec![
+            Reply::recorded("claude/turn1_lookup.json"),
+            Reply::recorded("claude/turn2_submit.json"),
+        ],
+    );
+    let plain = Recording::new(model(&plain_server));
+    run_to_commit(&executor(plain.clone(), None).forbid_forced_tool_choice(true));
+
+    let server = Server::start(
+        check,
+        vec![
+            Reply::recorded("claude/turn1_lookup.sse"),
+            Reply::recorded("claude/turn2_submit.sse"),
+        ],
+    );
+    let streamed = Recording::new(model(&server));
+    let chunks = Arc::new(Mutex::new(Vec::new()));
+    let committed = run_to_commit(
+        &executor(streamed.clone(), Some(Arc::clone(&chunks))).forbid_forced_tool_choice(true),
+    );
+    assert_eq!(server.problems(), Vec::<String>::new());
+    assert_eq!(committed.response, paris());
+    assert_eq!(streamed.responses(), plain.responses());
+    let chunks = chunks.lock().unwrap();
+    assert_eq!(agent::chunk_text(&chunks), "Let me look both up.");
+    assert_eq!(
+        agent::chunk_tool_names(&chunks),
+        ["lookup", "lookup", "submit_result"]
+    );
+    assert_eq!(server.requests()[0].body["stream"], true);
+}
+
+#[test]
+fn stringified_payload_is_recovered() {
+    let server = Server::start(
+        check,
+        vec![Reply::recorded("claude/stringified_submit.json")],
+    );
+    let committed = run_to_commit(&executor(model(&server), None).forbid_forced_tool_choice(true));
+    assert_eq!(committed.response, paris());
+    assert_eq!(committed.recovery, Some(Recovery::Stringified));
+}
+
+#[test]
+fn rate_limited_429_then_success() {
+    let server = Server::start(
+        check,
+        vec![
+            Reply::json(429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit."}}"#)
+                .header("retry-after", "0"),
+            Reply::recorded("claude/stringified_submit.json"),
+        ],
+    );
+    let response = futures::executor::block_on(model(&server).send(request(), None)).unwrap();
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(
+        response.message.tool_requests().next().unwrap().name,
+        "submit_result"
+    );
+}
+
+#[test]
+fn server_error_500_three_times_is_a_typed_error() {
+    let overloaded =
+        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#;
+    let server = Server::start(
+        check,
+        vec![
+            Reply::json(500, overloaded),
+            Reply::json(500, overloaded),
+            Reply::json(500, overloaded),
+        ],
+    );
+    let err = futures::executor::block_on(model(&server).send(request(), None)).unwrap_err();
+    assert_eq!(
+        err,
+        TransportError::Api {
+            provider: "claude",
+            status: 500,
+            message: "Internal server error".into(),
+            attempts: 3,
+        }
+    );
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn client_error_400_is_not_retried_and_keeps_the_message() {
+    let server = Server::start(
+        check,
+        vec![Reply::json(
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}"#,
+        )],
+    );
+    let err = futures::executor::block_on(model(&server).send(request(), None)).unwrap_err();
+    assert_eq!(err.status(), Some(400));
+    assert!(err.to_string().contains("max_tokens: too large"), "{err}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn malformed_sse_stream_is_rejected_with_a_clear_error() {
+    let server = Server::start(check, vec![Reply::recorded("claude/malformed.sse")]);
+    let chunks = Arc::new(Mutex::new(Vec::new()));
+    let err = futures::executor::block_on(
+        executor(model(&server), Some(chunks))
+            .forbid_forced_tool_choice(true)
+            .run(agent::question()),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("malformed claude event stream"), "{text}");
+    assert!(
+        text.contains("event 5 (content_block_delta) holds data that is not JSON"),
+        "{text}"
+    );
+
+    // A stream cut before message_stop is rejected too.
+    let full = std::fs::read_to_string(server::recorded_path("claude/turn2_submit.sse")).unwrap();
+    let cut = full
+        .split("event: message_delta")
+        .next()
+        .unwrap()
+        .to_owned();
+    let server = Server::start(check, vec![Reply::sse(cut)]);
+    let chunks = Arc::new(Mutex::new(Vec::new()));
+    let err = futures::executor::block_on(
+        executor(model(&server), Some(chunks))
+            .forbid_forced_tool_choice(true)
+            .run(agent::question()),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the stream ended before message_stop"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_key_names_the_variable() {
+    let model = Claude::new("m").base_url("http://127.0.0.1:9");
+    // The key may be set in the environment of whoever runs the tests.
+    if std::env::var("ANTHROPIC_API_KEY").is_err() {
+        let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no API key for claude: set ANTHROPIC_API_KEY or pass one with api_key(...)"
+        );
+    }
+    let keyed = Claude::new("m").api_key("sk-ant-secret");
+    assert!(!format!("{keyed:?}").contains("sk-ant-secret"));
+}
+
+#[test]
+fn wire_snapshots_of_the_agent_run() {
+    let server = Server::start(
+        check,
+        vec![
+            Reply::recorded("claude/turn1_lookup.json"),
+            Reply::recorded("claude/turn2_submit.json"),
+        ],
+    );
+    let recording = Recording::new(model(&server));
+    run_to_commit(&executor(recording.clone(), None).forbid_forced_tool_choice(true));
+    let requests: Vec<Value> = server
+        .requests()
+        .into_iter()
+        .map(|r| json!({"path": r.path, "headers": agent::redacted_headers(&r.headers), "body": r.body}))
+        .collect();
+    insta::assert_json_snapshot!("claude_requests", requests);
+    insta::assert_json_snapshot!("claude_responses", recording.responses());
+}
