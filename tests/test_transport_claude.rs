@@ -7,17 +7,14 @@
 mod agent;
 #[path = "transport/server.rs"]
 mod server;
-
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+#[path = "transport/suite.rs"]
+mod suite;
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Claude, Retry, TransportError};
-use submit_result::agent::{Message, ModelRequest, ToolChoice};
-use submit_result::Recovery;
+use submit_result::agent::transport::{Claude, TransportError};
 
-use agent::{executor, paris, run_to_commit, Recording};
 use server::{array_at, ensure, fail, str_at, Recorded, Reply, Server};
+use suite::{fast_retry, request, Case};
 
 /// Checks a request against the documented Messages API shape.
 fn check(r: &Recorded) -> Result<(), String> {
@@ -117,41 +114,26 @@ fn check(r: &Recorded) -> Result<(), String> {
     Ok(())
 }
 
-fn model(server: &Server) -> Claude {
+fn model(url: &str) -> Claude {
     Claude::new("claude-sonnet-4-5")
         .api_key("test-key")
-        .base_url(&server.url)
+        .base_url(url)
         .max_tokens(2048)
         .thinking(1024)
-        .retry(Retry::new(3).backoff(Duration::from_millis(1), Duration::from_millis(5)))
+        .retry(fast_retry())
 }
 
-fn request() -> ModelRequest {
-    ModelRequest {
-        messages: vec![Message::user("How many people live in Paris?")],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    }
-}
+const CASE: Case<Claude> = Case {
+    dir: "claude",
+    check,
+    model,
+    forbid_forcing: true,
+};
 
 #[test]
 fn full_agent_run_ends_in_committed_submit() {
-    let server = Server::start(
-        check,
-        vec![
-            Reply::recorded("claude/turn1_lookup.json"),
-            Reply::recorded("claude/turn2_submit.json"),
-        ],
-    );
-    let m = model(&server);
-    let forbid = m.forbids_forced_tool_choice();
-    let committed = run_to_commit(&executor(m, None).forbid_forced_tool_choice(forbid));
-    assert_eq!(server.problems(), Vec::<String>::new());
-    assert_eq!(committed.response, paris());
-    assert_eq!(committed.recovery, None);
+    let (committed, requests, _) = CASE.full_run();
     assert_eq!(committed.usage.input_tokens, 412 + 633);
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
     let second = &requests[1].body;
     // The thinking block and its signature go back unchanged.
     assert_eq!(
@@ -173,63 +155,21 @@ fn full_agent_run_ends_in_committed_submit() {
 
 #[test]
 fn streamed_run_assembles_the_same_responses_and_sends_chunks() {
-    let plain_server = Server::start(
-        check,
-        vec![
-            Reply::recorded("claude/turn1_lookup.json"),
-            Reply::recorded("claude/turn2_submit.json"),
-        ],
-    );
-    let plain = Recording::new(model(&plain_server));
-    run_to_commit(&executor(plain.clone(), None).forbid_forced_tool_choice(true));
-
-    let server = Server::start(
-        check,
-        vec![
-            Reply::recorded("claude/turn1_lookup.sse"),
-            Reply::recorded("claude/turn2_submit.sse"),
-        ],
-    );
-    let streamed = Recording::new(model(&server));
-    let chunks = Arc::new(Mutex::new(Vec::new()));
-    let committed = run_to_commit(
-        &executor(streamed.clone(), Some(Arc::clone(&chunks))).forbid_forced_tool_choice(true),
-    );
-    assert_eq!(server.problems(), Vec::<String>::new());
-    assert_eq!(committed.response, paris());
-    assert_eq!(streamed.responses(), plain.responses());
-    let chunks = chunks.lock().unwrap();
+    let (chunks, requests) = CASE.streamed_run();
     assert_eq!(agent::chunk_text(&chunks), "Let me look both up.");
-    assert_eq!(
-        agent::chunk_tool_names(&chunks),
-        ["lookup", "lookup", "submit_result"]
-    );
-    assert_eq!(server.requests()[0].body["stream"], true);
+    assert_eq!(requests[0].body["stream"], true);
 }
 
 #[test]
 fn stringified_payload_is_recovered() {
-    let server = Server::start(
-        check,
-        vec![Reply::recorded("claude/stringified_submit.json")],
-    );
-    let committed = run_to_commit(&executor(model(&server), None).forbid_forced_tool_choice(true));
-    assert_eq!(committed.response, paris());
-    assert_eq!(committed.recovery, Some(Recovery::Stringified));
+    CASE.stringified();
 }
 
 #[test]
 fn rate_limited_429_then_success() {
-    let server = Server::start(
-        check,
-        vec![
-            Reply::json(429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit."}}"#)
-                .header("retry-after", "0"),
-            Reply::recorded("claude/stringified_submit.json"),
-        ],
+    let response = CASE.rate_limited(
+        r#"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit."}}"#,
     );
-    let response = futures::executor::block_on(model(&server).send(request(), None)).unwrap();
-    assert_eq!(server.requests().len(), 2);
     assert_eq!(
         response.message.tool_requests().next().unwrap().name,
         "submit_result"
@@ -238,17 +178,10 @@ fn rate_limited_429_then_success() {
 
 #[test]
 fn server_error_500_three_times_is_a_typed_error() {
-    let overloaded =
-        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#;
-    let server = Server::start(
-        check,
-        vec![
-            Reply::json(500, overloaded),
-            Reply::json(500, overloaded),
-            Reply::json(500, overloaded),
-        ],
+    let (server, model) = CASE.server_errors(
+        r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
     );
-    let err = futures::executor::block_on(model(&server).send(request(), None)).unwrap_err();
+    let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
     assert_eq!(
         err,
         TransportError::Api {
@@ -270,7 +203,7 @@ fn client_error_400_is_not_retried_and_keeps_the_message() {
             r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}"#,
         )],
     );
-    let err = futures::executor::block_on(model(&server).send(request(), None)).unwrap_err();
+    let err = futures::executor::block_on(model(&server.url).send(request(), None)).unwrap_err();
     assert_eq!(err.status(), Some(400));
     assert!(err.to_string().contains("max_tokens: too large"), "{err}");
     assert_eq!(server.requests().len(), 1);
@@ -278,40 +211,16 @@ fn client_error_400_is_not_retried_and_keeps_the_message() {
 
 #[test]
 fn malformed_sse_stream_is_rejected_with_a_clear_error() {
-    let server = Server::start(check, vec![Reply::recorded("claude/malformed.sse")]);
-    let chunks = Arc::new(Mutex::new(Vec::new()));
-    let err = futures::executor::block_on(
-        executor(model(&server), Some(chunks))
-            .forbid_forced_tool_choice(true)
-            .run(agent::question()),
-    )
-    .unwrap_err();
-    let text = err.to_string();
+    let text = CASE.stream_error("malformed.sse");
     assert!(text.contains("malformed claude event stream"), "{text}");
     assert!(
         text.contains("event 5 (content_block_delta) holds data that is not JSON"),
         "{text}"
     );
-
-    // A stream cut before message_stop is rejected too.
-    let full = std::fs::read_to_string(server::recorded_path("claude/turn2_submit.sse")).unwrap();
-    let cut = full
-        .split("event: message_delta")
-        .next()
-        .unwrap()
-        .to_owned();
-    let server = Server::start(check, vec![Reply::sse(cut)]);
-    let chunks = Arc::new(Mutex::new(Vec::new()));
-    let err = futures::executor::block_on(
-        executor(model(&server), Some(chunks))
-            .forbid_forced_tool_choice(true)
-            .run(agent::question()),
-    )
-    .unwrap_err();
+    let text = CASE.stream_error("truncated.sse");
     assert!(
-        err.to_string()
-            .contains("the stream ended before message_stop"),
-        "{err}"
+        text.contains("the stream ended before message_stop"),
+        "{text}"
     );
 }
 
@@ -332,20 +241,11 @@ fn missing_key_names_the_variable() {
 
 #[test]
 fn wire_snapshots_of_the_agent_run() {
-    let server = Server::start(
-        check,
-        vec![
-            Reply::recorded("claude/turn1_lookup.json"),
-            Reply::recorded("claude/turn2_submit.json"),
-        ],
-    );
-    let recording = Recording::new(model(&server));
-    run_to_commit(&executor(recording.clone(), None).forbid_forced_tool_choice(true));
-    let requests: Vec<Value> = server
-        .requests()
+    let (_, requests, responses) = CASE.full_run();
+    let requests: Vec<Value> = requests
         .into_iter()
         .map(|r| json!({"path": r.path, "headers": agent::redacted_headers(&r.headers), "body": r.body}))
         .collect();
     insta::assert_json_snapshot!("claude_requests", requests);
-    insta::assert_json_snapshot!("claude_responses", recording.responses());
+    insta::assert_json_snapshot!("claude_responses", responses);
 }

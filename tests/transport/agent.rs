@@ -121,10 +121,18 @@ pub fn redacted_headers(headers: &std::collections::BTreeMap<String, String>) ->
 }
 
 /// Wraps a model and records every response it returns.
-#[derive(Clone)]
 pub struct Recording<M> {
     pub inner: Arc<M>,
     pub responses: Arc<Mutex<Vec<submit_result::agent::ModelResponse>>>,
+}
+
+impl<M> Clone for Recording<M> {
+    fn clone(&self) -> Self {
+        Recording {
+            inner: Arc::clone(&self.inner),
+            responses: Arc::clone(&self.responses),
+        }
+    }
 }
 
 impl<M> Recording<M> {

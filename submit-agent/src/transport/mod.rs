@@ -773,11 +773,25 @@ pub(crate) fn media_url(provider: &'static str, media: &Media) -> Result<String,
 }
 
 /// A provider-namespaced metadata value of a part (`metadata.<namespace>.<key>`).
+#[cfg_attr(
+    not(any(feature = "claude", feature = "gemini", feature = "openai-responses")),
+    allow(
+        dead_code,
+        reason = "used by the transports that keep provider state on parts"
+    )
+)]
 pub(crate) fn meta<'p>(part: &'p Part, namespace: &str, key: &str) -> Option<&'p Value> {
     part.metadata.as_ref()?.get(namespace)?.get(key)
 }
 
 /// Sets `metadata.<namespace>` on a part.
+#[cfg_attr(
+    not(any(feature = "claude", feature = "gemini", feature = "openai-responses")),
+    allow(
+        dead_code,
+        reason = "used by the transports that keep provider state on parts"
+    )
+)]
 pub(crate) fn with_meta(mut part: Part, namespace: &str, values: Map<String, Value>) -> Part {
     if !values.is_empty() {
         part.metadata
@@ -815,6 +829,10 @@ pub(crate) fn arguments_text(input: &Value) -> String {
 }
 
 /// A tool input as the object-argument formats send it.
+#[cfg_attr(
+    not(any(feature = "claude", feature = "gemini")),
+    allow(dead_code, reason = "used by the object-argument transports only")
+)]
 pub(crate) fn input_object(input: &Value) -> Value {
     match input {
         Value::Object(_) => input.clone(),

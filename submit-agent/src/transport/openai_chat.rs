@@ -1,0 +1,543 @@
+//! OpenAI Chat Completions (`POST /v1/chat/completions`).
+
+use std::collections::BTreeMap;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Map, Value};
+
+use super::{
+    arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
+    mime, output_text, system_text, Assemble, Http, Prepared, SseEvent, TransportError,
+};
+use crate::message::{Message, Part, PartKind, Role};
+use crate::model::{
+    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
+};
+use crate::stream::ModelStream;
+
+const PROVIDER: &str = "openai-chat";
+
+/// The OpenAI Chat Completions API as a [`Model`].
+///
+/// Tools are sent with `strict: false` (the definitions the loop passes are plain JSON
+/// Schema). Tool results are text; media in a tool result is refused with an error.
+///
+/// ```
+/// use submit_result::agent::transport::OpenAiChat;
+/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+///
+/// let model = OpenAiChat::new("gpt-4.1").api_key("sk-test");
+/// let request = ModelRequest {
+///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     tools: vec![],
+///     tool_choice: ToolChoice::Auto,
+/// };
+/// let body = model.request_body(&request, false).unwrap();
+/// assert_eq!(body["messages"][0], serde_json::json!({"role": "system", "content": "Be brief."}));
+/// assert_eq!(body["messages"][1], serde_json::json!({"role": "user", "content": "Hi"}));
+/// ```
+#[derive(Clone, Debug)]
+pub struct OpenAiChat {
+    http: Http,
+    model: String,
+    max_tokens: Option<u32>,
+}
+
+http_builder!(OpenAiChat);
+
+impl OpenAiChat {
+    /// The environment variable the key is read from.
+    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
+
+    /// A transport for `model`, keyed from `OPENAI_API_KEY`.
+    pub fn new(model: impl Into<String>) -> Self {
+        OpenAiChat {
+            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+            model: model.into(),
+            max_tokens: None,
+        }
+    }
+
+    /// Sets `max_completion_tokens`.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// The JSON body sent for `request`.
+    pub fn request_body(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Value, TransportError> {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        let mut messages = Vec::new();
+        if let Some(system) = system_text(PROVIDER, &request.messages)? {
+            messages.push(json!({"role": "system", "content": system}));
+        }
+        for message in &request.messages {
+            convert(message, &mut messages)?;
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": t.input_schema,
+                            "strict": false,
+                        }
+                    })
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+            let choice = match &request.tool_choice {
+                ToolChoice::Auto => json!("auto"),
+                ToolChoice::Required => json!("required"),
+                ToolChoice::None => json!("none"),
+                ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+            };
+            body.insert("tool_choice".into(), choice);
+        }
+        if let Some(tokens) = self.max_tokens {
+            body.insert("max_completion_tokens".into(), json!(tokens));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
+        let key = self.http.key()?;
+        Ok(Prepared {
+            url: format!("{}/v1/chat/completions", self.http.base_url),
+            headers: vec![("authorization", format!("Bearer {key}"))],
+            body: self.request_body(request, stream)?,
+        })
+    }
+
+    /// Sends one request: the typed-error form of [`Model::generate`].
+    pub async fn send(
+        &self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> Result<ModelResponse, TransportError> {
+        let prepared = self.prepare(&request, stream.is_some())?;
+        let body = execute(
+            &self.http,
+            prepared,
+            stream.map(|s| (s, Assembler::default())),
+        )
+        .await?;
+        parse_response(&body)
+    }
+}
+
+impl Model for OpenAiChat {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
+    }
+}
+
+fn refuse(message: impl Into<String>) -> TransportError {
+    TransportError::Request {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// A user content part.
+fn user_part(part: &Part) -> Result<Option<Value>, TransportError> {
+    Ok(match &part.kind {
+        PartKind::Text(t) => Some(json!({"type": "text", "text": t})),
+        PartKind::Data(v) => Some(json!({"type": "text", "text": v.to_string()})),
+        PartKind::Custom(v) => Some(v.clone()),
+        PartKind::Media(m) => {
+            let content_type = mime(PROVIDER, m)?;
+            if !content_type.starts_with("image/") {
+                return Err(refuse(format!(
+                    "Chat Completions takes images in user messages, not {content_type}: use the Responses transport for files"
+                )));
+            }
+            Some(json!({"type": "image_url", "image_url": {"url": media_url(PROVIDER, m)?}}))
+        }
+        PartKind::Reasoning(_) => None,
+        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(refuse(
+            "a user message cannot hold tool calls or results: put them in model and tool messages",
+        )),
+    })
+}
+
+fn user_message(parts: Vec<Value>) -> Value {
+    // All-text content goes as a plain string, the common form.
+    if parts.iter().all(|p| p["type"] == "text") {
+        let text: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+        json!({"role": "user", "content": text.join("\n")})
+    } else {
+        json!({"role": "user", "content": parts})
+    }
+}
+
+fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError> {
+    match message.role {
+        Role::System => {}
+        Role::User => {
+            let mut parts = Vec::new();
+            for part in &message.content {
+                parts.extend(user_part(part)?);
+            }
+            if !parts.is_empty() {
+                out.push(user_message(parts));
+            }
+        }
+        Role::Model => {
+            let mut text = String::new();
+            let mut calls = Vec::new();
+            for part in &message.content {
+                match &part.kind {
+                    PartKind::Text(t) => text.push_str(t),
+                    PartKind::ToolRequest(r) => calls.push(json!({
+                        "id": r.reference.clone().unwrap_or_default(),
+                        "type": "function",
+                        "function": {"name": r.name, "arguments": arguments_text(&r.input)},
+                    })),
+                    // Chat Completions takes no reasoning or media back on assistant turns.
+                    _ => {}
+                }
+            }
+            let mut m = json!({"role": "assistant"});
+            m["content"] = if text.is_empty() {
+                Value::Null
+            } else {
+                Value::String(text)
+            };
+            if !calls.is_empty() {
+                m["tool_calls"] = Value::Array(calls);
+            }
+            out.push(m);
+        }
+        Role::Tool => {
+            let mut extra = Vec::new();
+            for part in &message.content {
+                let PartKind::ToolResponse(r) = &part.kind else {
+                    extra.extend(user_part(part)?);
+                    continue;
+                };
+                if r.content
+                    .iter()
+                    .any(|p| matches!(p.kind, PartKind::Media(_)))
+                {
+                    return Err(refuse(format!(
+                        "the result of tool {:?} holds media, which Chat Completions tool messages cannot carry: return text, or use the Claude, Gemini or Responses transport",
+                        r.name
+                    )));
+                }
+                let mut text = if part.is_tool_error() {
+                    error_text(r.output.as_ref())
+                } else {
+                    output_text(r.output.as_ref())
+                };
+                for p in &r.content {
+                    if let Some(t) = p.as_text() {
+                        if !text.is_empty() {
+                            text.push('\n');
+                        }
+                        text.push_str(t);
+                    }
+                }
+                out.push(json!({
+                    "role": "tool",
+                    "tool_call_id": r.reference.clone().unwrap_or_default(),
+                    "content": text,
+                }));
+            }
+            if !extra.is_empty() {
+                out.push(user_message(extra));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn shape(message: impl Into<String>) -> TransportError {
+    TransportError::Response {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// Reads a Chat Completions answer into a response.
+pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(TransportError::Remote {
+            provider: PROVIDER,
+            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
+        });
+    }
+    let choice = body
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+        .ok_or_else(|| shape("the answer has no choices"))?;
+    let message = choice
+        .get("message")
+        .ok_or_else(|| shape("the first choice has no message"))?;
+    let mut parts = Vec::new();
+    if let Some(reasoning) = message
+        .get("reasoning_content")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+    {
+        parts.push(Part::reasoning(reasoning));
+    }
+    if let Some(text) = message.get("content").and_then(Value::as_str) {
+        if !text.is_empty() {
+            parts.push(Part::text(text));
+        }
+    }
+    let refusal = message
+        .get("refusal")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty());
+    if let Some(r) = refusal {
+        parts.push(Part::text(r));
+    }
+    for call in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let function = call
+            .get("function")
+            .ok_or_else(|| shape("a tool call has no function"))?;
+        let name = function
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| shape("a tool call has no name"))?;
+        let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        let arguments = function
+            .get("arguments")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        parts.push(Part::tool_request(name, id, arguments_value(arguments)));
+    }
+    let finish_reason = match choice.get("finish_reason").and_then(Value::as_str) {
+        _ if refusal.is_some() => FinishReason::Blocked,
+        Some("stop" | "tool_calls" | "function_call") | None => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("content_filter") => FinishReason::Blocked,
+        Some(_) => FinishReason::Other,
+    };
+    let usage = body.get("usage").unwrap_or(&Value::Null);
+    Ok(ModelResponse {
+        message: Message::model(parts),
+        finish_reason,
+        usage: Usage {
+            input_tokens: count(usage, "prompt_tokens"),
+            output_tokens: count(usage, "completion_tokens"),
+        },
+    })
+}
+
+/// Assembles `chat.completion.chunk` events into a Chat Completions answer.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    content: Option<String>,
+    refusal: Option<String>,
+    calls: BTreeMap<u64, (String, String, String)>,
+    finish: Option<Value>,
+    usage: Option<Value>,
+    base: Option<Value>,
+    calls_sent: bool,
+}
+
+fn malformed(message: String) -> TransportError {
+    TransportError::Stream {
+        provider: PROVIDER,
+        message,
+    }
+}
+
+impl Assembler {
+    fn send_calls(&mut self, sink: &ModelStream) -> Result<(), TransportError> {
+        if self.calls_sent {
+            return Ok(());
+        }
+        self.calls_sent = true;
+        for (id, name, arguments) in self.calls.values() {
+            emit(
+                sink,
+                Part::tool_request(name.clone(), Some(id.clone()), arguments_value(arguments)),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Assemble for Assembler {
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        data: Value,
+        sink: &ModelStream,
+    ) -> Result<bool, TransportError> {
+        if data.is_null() {
+            // `data: [DONE]`
+            self.send_calls(sink)?;
+            return Ok(true);
+        }
+        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
+            return Err(TransportError::Remote {
+                provider: PROVIDER,
+                message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
+            });
+        }
+        if self.base.is_none() {
+            let mut base = data.clone();
+            if let Some(b) = base.as_object_mut() {
+                b.remove("choices");
+                b.remove("usage");
+                b.insert("object".into(), json!("chat.completion"));
+            }
+            self.base = Some(base);
+        }
+        if let Some(usage) = data.get("usage").filter(|u| !u.is_null()) {
+            self.usage = Some(usage.clone());
+        }
+        let choices = data.get("choices").and_then(Value::as_array);
+        for choice in choices.into_iter().flatten() {
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue;
+            }
+            let delta = choice.get("delta").unwrap_or(&Value::Null);
+            if let Some(text) = delta.get("content").and_then(Value::as_str) {
+                self.content.get_or_insert_with(String::new).push_str(text);
+                if !text.is_empty() {
+                    emit(sink, Part::text(text))?;
+                }
+            }
+            if let Some(text) = delta.get("refusal").and_then(Value::as_str) {
+                self.refusal.get_or_insert_with(String::new).push_str(text);
+            }
+            for call in delta
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let index = call.get("index").and_then(Value::as_u64).ok_or_else(|| {
+                    malformed(format!(
+                        "event {}: a tool call delta has no index",
+                        event.number
+                    ))
+                })?;
+                let entry = self.calls.entry(index).or_default();
+                if let Some(id) = call.get("id").and_then(Value::as_str) {
+                    entry.0 = id.to_owned();
+                }
+                let function = call.get("function").unwrap_or(&Value::Null);
+                if let Some(name) = function.get("name").and_then(Value::as_str) {
+                    entry.1.push_str(name);
+                }
+                if let Some(arguments) = function.get("arguments").and_then(Value::as_str) {
+                    entry.2.push_str(arguments);
+                }
+            }
+            if let Some(finish) = choice.get("finish_reason").filter(|f| !f.is_null()) {
+                self.finish = Some(finish.clone());
+                self.send_calls(sink)?;
+            }
+        }
+        Ok(false)
+    }
+
+    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+        if !complete {
+            return Err(malformed(
+                "the stream ended before data: [DONE]: the answer is incomplete, retry the call"
+                    .into(),
+            ));
+        }
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if let Some(refusal) = self.refusal {
+            message["refusal"] = json!(refusal);
+        }
+        if !self.calls.is_empty() {
+            message["tool_calls"] = Value::Array(
+                self.calls
+                    .into_values()
+                    .map(|(id, name, arguments)| {
+                        json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+                    })
+                    .collect(),
+            );
+        }
+        let mut body = self.base.unwrap_or_else(|| json!({}));
+        body["choices"] = json!([{
+            "index": 0,
+            "message": message,
+            "finish_reason": self.finish.unwrap_or(Value::Null),
+        }]);
+        body["usage"] = self.usage.unwrap_or(Value::Null);
+        Ok(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_in_a_tool_result_is_refused() {
+        let mut part = Part::tool_response("render", Some("call_1".into()), Some(json!("done")));
+        if let PartKind::ToolResponse(r) = &mut part.kind {
+            r.content
+                .push(Part::inline_media("image/png", vec![1, 2, 3]));
+        }
+        let request = ModelRequest {
+            messages: vec![
+                Message::user("draw"),
+                Message::model(vec![Part::tool_request(
+                    "render",
+                    Some("call_1".into()),
+                    json!({}),
+                )]),
+                Message::new(Role::Tool, vec![part]),
+            ],
+            tools: vec![],
+            tool_choice: ToolChoice::Auto,
+        };
+        let err = OpenAiChat::new("m")
+            .request_body(&request, false)
+            .unwrap_err();
+        assert!(err.to_string().contains("cannot carry"), "{err}");
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_stay_a_string() {
+        let body = json!({
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "t", "arguments": "{\"a\": 1"}}
+            ]}, "finish_reason": "tool_calls"}]
+        });
+        let response = parse_response(&body).unwrap();
+        let call = response.message.tool_requests().next().unwrap();
+        assert_eq!(call.input, json!("{\"a\": 1"));
+    }
+}

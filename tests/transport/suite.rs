@@ -1,0 +1,151 @@
+//! The acceptance cases every transport runs, over its recorded answers in
+//! `tests/transport/<provider>/`: `turn1_lookup`, `turn2_submit` (`.json` and `.sse`),
+//! `stringified_submit.json`, `malformed.sse`, `truncated.sse`.
+
+#![allow(dead_code, reason = "each transport test uses part of the helpers")]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use submit_result::agent::transport::Retry;
+use submit_result::agent::{Committed, Message, Model, ModelRequest, ModelResponse, ToolChoice};
+use submit_result::Recovery;
+
+use crate::agent::{self, executor, paris, Answer, Recording};
+use crate::server::{Check, Recorded, Reply, Server};
+
+/// One provider's setup.
+pub struct Case<M> {
+    /// The folder of its recorded answers.
+    pub dir: &'static str,
+    /// Its request shape check.
+    pub check: Check,
+    /// The transport, pointed at a server.
+    pub model: fn(&str) -> M,
+    /// Whether the executor must not force the tool choice.
+    pub forbid_forcing: bool,
+}
+
+/// A tiny backoff for tests.
+pub fn fast_retry() -> Retry {
+    Retry::new(3).backoff(Duration::from_millis(1), Duration::from_millis(5))
+}
+
+/// A one-message request.
+pub fn request() -> ModelRequest {
+    ModelRequest {
+        messages: vec![Message::user("How many people live in Paris?")],
+        tools: vec![],
+        tool_choice: ToolChoice::Auto,
+    }
+}
+
+impl<M: Model + 'static> Case<M> {
+    fn reply(&self, file: &str) -> Reply {
+        Reply::recorded(&format!("{}/{file}", self.dir))
+    }
+
+    fn run(
+        &self,
+        server: &Server,
+        chunks: Option<Arc<Mutex<Vec<submit_result::agent::Chunk>>>>,
+    ) -> (Committed<Answer>, Vec<ModelResponse>) {
+        let model = Recording::new((self.model)(&server.url));
+        let ex = executor(model.clone(), chunks).forbid_forced_tool_choice(self.forbid_forcing);
+        let committed = agent::run_to_commit(&ex);
+        assert_eq!(server.problems(), Vec::<String>::new());
+        (committed, model.responses())
+    }
+
+    /// The full run, unstreamed: the requests received and the responses parsed.
+    pub fn full_run(&self) -> (Committed<Answer>, Vec<Recorded>, Vec<ModelResponse>) {
+        let server = Server::start(
+            self.check,
+            vec![
+                self.reply("turn1_lookup.json"),
+                self.reply("turn2_submit.json"),
+            ],
+        );
+        let (committed, responses) = self.run(&server, None);
+        assert_eq!(committed.response, paris());
+        assert_eq!(committed.recovery, None);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        (committed, requests, responses)
+    }
+
+    /// The streamed run equals the unstreamed one; returns the chunks and the requests.
+    pub fn streamed_run(&self) -> (Vec<submit_result::agent::Chunk>, Vec<Recorded>) {
+        let (_, _, plain) = self.full_run();
+        let server = Server::start(
+            self.check,
+            vec![
+                self.reply("turn1_lookup.sse"),
+                self.reply("turn2_submit.sse"),
+            ],
+        );
+        let chunks = Arc::new(Mutex::new(Vec::new()));
+        let (committed, streamed) = self.run(&server, Some(Arc::clone(&chunks)));
+        assert_eq!(committed.response, paris());
+        assert_eq!(
+            streamed, plain,
+            "streamed answers must parse like the unstreamed ones"
+        );
+        let chunks = chunks.lock().unwrap().clone();
+        assert_eq!(
+            agent::chunk_tool_names(&chunks),
+            ["lookup", "lookup", "submit_result"]
+        );
+        (chunks, server.requests())
+    }
+
+    /// A stringified payload reaches the submit tool intact and is recovered.
+    pub fn stringified(&self) {
+        let server = Server::start(self.check, vec![self.reply("stringified_submit.json")]);
+        let (committed, _) = self.run(&server, None);
+        assert_eq!(committed.response, paris());
+        assert_eq!(committed.recovery, Some(Recovery::Stringified));
+    }
+
+    /// A 429 answer, then success: one retry.
+    pub fn rate_limited(&self, body: &str) -> ModelResponse {
+        let server = Server::start(
+            self.check,
+            vec![
+                Reply::json(429, body).header("retry-after", "0"),
+                self.reply("stringified_submit.json"),
+            ],
+        );
+        let model = (self.model)(&server.url);
+        let response = futures::executor::block_on(model.generate(request(), None)).unwrap();
+        assert_eq!(server.requests().len(), 2);
+        response
+    }
+
+    /// The server answering 500 three times: the error after the third attempt.
+    pub fn server_errors(&self, body: &str) -> (Server, M) {
+        let server = Server::start(
+            self.check,
+            vec![
+                Reply::json(500, body),
+                Reply::json(500, body),
+                Reply::json(500, body),
+                Reply::json(500, body),
+            ],
+        );
+        let model = (self.model)(&server.url);
+        (server, model)
+    }
+
+    /// Runs the agent streamed over `file`; returns the run's error text.
+    pub fn stream_error(&self, file: &str) -> String {
+        let server = Server::start(self.check, vec![self.reply(file)]);
+        let chunks = Arc::new(Mutex::new(Vec::new()));
+        let ex = executor((self.model)(&server.url), Some(chunks))
+            .forbid_forced_tool_choice(self.forbid_forcing);
+        match futures::executor::block_on(ex.run(agent::question())) {
+            Ok(_) => panic!("{file} must be rejected"),
+            Err(e) => e.to_string(),
+        }
+    }
+}
