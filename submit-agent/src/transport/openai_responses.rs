@@ -1,0 +1,568 @@
+//! OpenAI Responses (`POST /v1/responses`).
+
+use std::collections::BTreeMap;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Map, Value};
+
+use super::{
+    arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
+    meta, mime, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
+    TransportError,
+};
+use crate::message::{Media, Message, Part, PartKind, Role};
+use crate::model::{
+    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
+};
+use crate::stream::ModelStream;
+
+const PROVIDER: &str = "openai-responses";
+/// Part metadata namespace holding reasoning item ids and encrypted content.
+const NS: &str = "openaiResponses";
+
+/// The OpenAI Responses API as a [`Model`].
+///
+/// Tools are sent with `strict: false` explicitly (an omitted `strict` makes the API
+/// normalize the schema into strict mode). Reasoning items are kept on reasoning parts and
+/// sent back on the next turn.
+///
+/// ```
+/// use submit_result::agent::transport::OpenAiResponses;
+/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+///
+/// let model = OpenAiResponses::new("gpt-5").api_key("sk-test");
+/// let request = ModelRequest {
+///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     tools: vec![],
+///     tool_choice: ToolChoice::Auto,
+/// };
+/// let body = model.request_body(&request, false).unwrap();
+/// assert_eq!(body["instructions"], "Be brief.");
+/// assert_eq!(body["input"][0]["content"][0]["type"], "input_text");
+/// ```
+#[derive(Clone, Debug)]
+pub struct OpenAiResponses {
+    http: Http,
+    model: String,
+    max_tokens: Option<u32>,
+}
+
+http_builder!(OpenAiResponses);
+
+impl OpenAiResponses {
+    /// The environment variable the key is read from.
+    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
+
+    /// A transport for `model`, keyed from `OPENAI_API_KEY`.
+    pub fn new(model: impl Into<String>) -> Self {
+        OpenAiResponses {
+            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+            model: model.into(),
+            max_tokens: None,
+        }
+    }
+
+    /// Sets `max_output_tokens`.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// The JSON body sent for `request`.
+    pub fn request_body(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Value, TransportError> {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        if let Some(system) = system_text(PROVIDER, &request.messages)? {
+            body.insert("instructions".into(), json!(system));
+        }
+        let mut input = Vec::new();
+        for message in &request.messages {
+            convert(message, &mut input)?;
+        }
+        body.insert("input".into(), Value::Array(input));
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({
+                        "type": "function",
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.input_schema,
+                        "strict": false,
+                    })
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+            let choice = match &request.tool_choice {
+                ToolChoice::Auto => json!("auto"),
+                ToolChoice::Required => json!("required"),
+                ToolChoice::None => json!("none"),
+                ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+            };
+            body.insert("tool_choice".into(), choice);
+        }
+        if let Some(tokens) = self.max_tokens {
+            body.insert("max_output_tokens".into(), json!(tokens));
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
+        let key = self.http.key()?;
+        Ok(Prepared {
+            url: format!("{}/v1/responses", self.http.base_url),
+            headers: vec![("authorization", format!("Bearer {key}"))],
+            body: self.request_body(request, stream)?,
+        })
+    }
+
+    /// Sends one request: the typed-error form of [`Model::generate`].
+    pub async fn send(
+        &self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> Result<ModelResponse, TransportError> {
+        let prepared = self.prepare(&request, stream.is_some())?;
+        let body = execute(
+            &self.http,
+            prepared,
+            stream.map(|s| (s, Assembler::default())),
+        )
+        .await?;
+        parse_response(&body)
+    }
+}
+
+impl Model for OpenAiResponses {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
+    }
+}
+
+fn refuse(message: impl Into<String>) -> TransportError {
+    TransportError::Request {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// An input content part (user messages and tool outputs).
+fn media_part(media: &Media) -> Result<Value, TransportError> {
+    let content_type = mime(PROVIDER, media)?;
+    let url = media_url(PROVIDER, media)?;
+    Ok(if content_type.starts_with("image/") {
+        json!({"type": "input_image", "image_url": url})
+    } else if url.starts_with("data:") {
+        json!({"type": "input_file", "filename": "attachment", "file_data": url})
+    } else {
+        json!({"type": "input_file", "file_url": url})
+    })
+}
+
+fn input_part(part: &Part) -> Result<Option<Value>, TransportError> {
+    Ok(match &part.kind {
+        PartKind::Text(t) => Some(json!({"type": "input_text", "text": t})),
+        PartKind::Data(v) => Some(json!({"type": "input_text", "text": v.to_string()})),
+        PartKind::Custom(v) => Some(v.clone()),
+        PartKind::Media(m) => Some(media_part(m)?),
+        PartKind::Reasoning(_) => None,
+        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(refuse(
+            "a user message cannot hold tool calls or results: put them in model and tool messages",
+        )),
+    })
+}
+
+fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError> {
+    match message.role {
+        Role::System => {}
+        Role::User => {
+            let mut parts = Vec::new();
+            for part in &message.content {
+                parts.extend(input_part(part)?);
+            }
+            if !parts.is_empty() {
+                out.push(json!({"role": "user", "content": parts}));
+            }
+        }
+        Role::Model => {
+            let mut text = String::new();
+            let flush = |text: &mut String, out: &mut Vec<Value>| {
+                if !text.is_empty() {
+                    out.push(json!({"role": "assistant", "content": std::mem::take(text)}));
+                }
+            };
+            for part in &message.content {
+                match &part.kind {
+                    PartKind::Text(t) => text.push_str(t),
+                    PartKind::Reasoning(summary) => {
+                        // Only reasoning items the API issued go back, by id.
+                        let Some(id) = meta(part, NS, "id") else {
+                            continue;
+                        };
+                        flush(&mut text, out);
+                        let mut item = json!({"type": "reasoning", "id": id, "summary": []});
+                        if !summary.is_empty() {
+                            item["summary"] = json!([{"type": "summary_text", "text": summary}]);
+                        }
+                        if let Some(encrypted) = meta(part, NS, "encryptedContent") {
+                            item["encrypted_content"] = encrypted.clone();
+                        }
+                        out.push(item);
+                    }
+                    PartKind::ToolRequest(r) => {
+                        flush(&mut text, out);
+                        out.push(json!({
+                            "type": "function_call",
+                            "call_id": r.reference.clone().unwrap_or_default(),
+                            "name": r.name,
+                            "arguments": arguments_text(&r.input),
+                        }));
+                    }
+                    _ => {}
+                }
+            }
+            flush(&mut text, out);
+        }
+        Role::Tool => {
+            let mut extra = Vec::new();
+            for part in &message.content {
+                let PartKind::ToolResponse(r) = &part.kind else {
+                    extra.extend(input_part(part)?);
+                    continue;
+                };
+                let text = if part.is_tool_error() {
+                    error_text(r.output.as_ref())
+                } else {
+                    output_text(r.output.as_ref())
+                };
+                let output = if r.content.is_empty() {
+                    Value::String(text)
+                } else {
+                    let mut items = Vec::new();
+                    if !text.is_empty() {
+                        items.push(json!({"type": "input_text", "text": text}));
+                    }
+                    for p in &r.content {
+                        items.extend(input_part(p)?);
+                    }
+                    Value::Array(items)
+                };
+                out.push(json!({
+                    "type": "function_call_output",
+                    "call_id": r.reference.clone().unwrap_or_default(),
+                    "output": output,
+                }));
+            }
+            if !extra.is_empty() {
+                out.push(json!({"role": "user", "content": extra}));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn shape(message: impl Into<String>) -> TransportError {
+    TransportError::Response {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// Reads a Responses API answer into a response.
+pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+    let status = body
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("completed");
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(TransportError::Remote {
+            provider: PROVIDER,
+            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
+        });
+    }
+    if status == "failed" {
+        return Err(TransportError::Remote {
+            provider: PROVIDER,
+            message: "the response failed without an error message".into(),
+        });
+    }
+    let output = body
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("the answer has no output array"))?;
+    let mut parts = Vec::new();
+    let mut refused = false;
+    for item in output {
+        match item.get("type").and_then(Value::as_str).unwrap_or("") {
+            "message" => {
+                for c in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match c.get("type").and_then(Value::as_str) {
+                        Some("output_text") => {
+                            parts.push(Part::text(c["text"].as_str().unwrap_or("")))
+                        }
+                        Some("refusal") => {
+                            refused = true;
+                            parts.push(Part::text(c["refusal"].as_str().unwrap_or("")));
+                        }
+                        _ => parts.push(Part::custom(c.clone())),
+                    }
+                }
+            }
+            "function_call" => {
+                let name = item
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| shape("a function_call item has no name"))?;
+                let call_id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| shape("a function_call item has no call_id"))?;
+                let arguments = item.get("arguments").and_then(Value::as_str).unwrap_or("");
+                parts.push(Part::tool_request(
+                    name,
+                    Some(call_id.to_owned()),
+                    arguments_value(arguments),
+                ));
+            }
+            "reasoning" => {
+                let summary: Vec<&str> = item
+                    .get("summary")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.get("text").and_then(Value::as_str))
+                    .collect();
+                let mut m = Map::new();
+                if let Some(id) = item.get("id") {
+                    m.insert("id".into(), id.clone());
+                }
+                if let Some(e) = item.get("encrypted_content").filter(|e| !e.is_null()) {
+                    m.insert("encryptedContent".into(), e.clone());
+                }
+                parts.push(with_meta(Part::reasoning(summary.join("\n\n")), NS, m));
+            }
+            _ => parts.push(Part::custom(item.clone())),
+        }
+    }
+    let reason = body
+        .get("incomplete_details")
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str);
+    let finish_reason = match (status, reason) {
+        _ if refused => FinishReason::Blocked,
+        ("completed", _) => FinishReason::Stop,
+        ("incomplete", Some("max_output_tokens")) => FinishReason::Length,
+        ("incomplete", Some("content_filter")) => FinishReason::Blocked,
+        _ => FinishReason::Other,
+    };
+    let usage = body.get("usage").unwrap_or(&Value::Null);
+    Ok(ModelResponse {
+        message: Message::model(parts),
+        finish_reason,
+        usage: Usage {
+            input_tokens: count(usage, "input_tokens"),
+            output_tokens: count(usage, "output_tokens"),
+        },
+    })
+}
+
+/// Assembles `response.*` events into a Responses API answer.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    items: BTreeMap<u64, Value>,
+    response: Option<Value>,
+}
+
+fn malformed(message: String) -> TransportError {
+    TransportError::Stream {
+        provider: PROVIDER,
+        message,
+    }
+}
+
+impl Assemble for Assembler {
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        data: Value,
+        sink: &ModelStream,
+    ) -> Result<bool, TransportError> {
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or("")
+            .to_owned();
+        let index = || {
+            data.get("output_index")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| {
+                    malformed(format!(
+                        "event {} ({kind}) has no output_index",
+                        event.number
+                    ))
+                })
+        };
+        let item = |data: &Value| {
+            data.get("item")
+                .cloned()
+                .ok_or_else(|| malformed(format!("event {} ({kind}) has no item", event.number)))
+        };
+        let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+        match kind.as_str() {
+            "response.output_item.added" => {
+                let i = index()?;
+                self.items.insert(i, item(&data)?);
+            }
+            "response.output_text.delta" => {
+                let i = index()?;
+                let slot = self.items.get_mut(&i).ok_or_else(|| {
+                    malformed(format!(
+                        "event {} ({kind}) names output {i}, which was never added",
+                        event.number
+                    ))
+                })?;
+                let c = data
+                    .get("content_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                if !slot["content"].is_array() {
+                    slot["content"] = json!([]);
+                }
+                if let Some(content) = slot["content"].as_array_mut() {
+                    let c = usize::try_from(c).unwrap_or(usize::MAX);
+                    while content.len() <= c && content.len() < 64 {
+                        content.push(json!({"type": "output_text", "text": ""}));
+                    }
+                    if let Some(part) = content.get_mut(c) {
+                        let mut text = part["text"].as_str().unwrap_or("").to_owned();
+                        text.push_str(delta);
+                        part["text"] = Value::String(text);
+                    }
+                }
+                if !delta.is_empty() {
+                    emit(sink, Part::text(delta))?;
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let i = index()?;
+                if let Some(slot) = self.items.get_mut(&i) {
+                    let mut text = slot["arguments"].as_str().unwrap_or("").to_owned();
+                    text.push_str(delta);
+                    slot["arguments"] = Value::String(text);
+                }
+            }
+            "response.reasoning_summary_text.delta" => {
+                if !delta.is_empty() {
+                    emit(sink, Part::reasoning(delta))?;
+                }
+            }
+            "response.output_item.done" => {
+                let i = index()?;
+                let done = item(&data)?;
+                if done["type"] == "function_call" {
+                    let name = done["name"].as_str().unwrap_or("").to_owned();
+                    let id = done["call_id"].as_str().map(str::to_owned);
+                    let arguments = arguments_value(done["arguments"].as_str().unwrap_or(""));
+                    emit(sink, Part::tool_request(name, id, arguments))?;
+                }
+                self.items.insert(i, done);
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                let response = data.get("response").cloned().ok_or_else(|| {
+                    malformed(format!("event {} ({kind}) has no response", event.number))
+                })?;
+                self.response = Some(response);
+                return Ok(true);
+            }
+            "error" => {
+                return Err(TransportError::Remote {
+                    provider: PROVIDER,
+                    message: super::provider_message(json!({"error": data}).to_string().as_bytes()),
+                })
+            }
+            // `response.created`, `response.in_progress`, content part and `.done` events
+            // repeat what the deltas and the finished items already hold.
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+        let Some(mut response) = self.response.filter(|_| complete) else {
+            return Err(malformed(
+                "the stream ended before response.completed: the answer is incomplete, retry the call"
+                    .into(),
+            ));
+        };
+        if !self.items.is_empty() {
+            response["output"] = Value::Array(self.items.into_values().collect());
+        }
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_items_go_back_by_id() {
+        let body = json!({
+            "status": "completed",
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Plan."}]},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "t", "arguments": "{}"}
+            ],
+            "usage": {"input_tokens": 1, "output_tokens": 2}
+        });
+        let response = parse_response(&body).unwrap();
+        let mut out = Vec::new();
+        convert(&response.message, &mut out).unwrap();
+        assert_eq!(
+            out[0],
+            json!({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Plan."}]})
+        );
+        assert_eq!(out[1]["call_id"], "call_1");
+    }
+
+    #[test]
+    fn media_in_a_tool_result_goes_as_input_image() {
+        let mut part = Part::tool_response("render", Some("call_1".into()), Some(json!("done")));
+        if let PartKind::ToolResponse(r) = &mut part.kind {
+            r.content
+                .push(Part::inline_media("image/png", vec![1, 2, 3]));
+        }
+        let mut out = Vec::new();
+        convert(&Message::new(Role::Tool, vec![part]), &mut out).unwrap();
+        assert_eq!(
+            out[0]["output"][0],
+            json!({"type": "input_text", "text": "done"})
+        );
+        assert_eq!(
+            out[0]["output"][1],
+            json!({"type": "input_image", "image_url": "data:image/png;base64,AQID"})
+        );
+    }
+}
