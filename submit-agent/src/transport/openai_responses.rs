@@ -473,10 +473,8 @@ impl Assemble for Assembler {
                     slot["arguments"] = Value::String(text);
                 }
             }
-            "response.reasoning_summary_text.delta" => {
-                if !delta.is_empty() {
-                    emit(sink, Part::reasoning(delta))?;
-                }
+            "response.reasoning_summary_text.delta" if !delta.is_empty() => {
+                emit(sink, Part::reasoning(delta))?;
             }
             "response.output_item.done" => {
                 let i = index()?;
