@@ -759,6 +759,14 @@ pub(crate) fn mime<'m>(
 }
 
 /// A `data:` URL for inline media, the URL itself otherwise.
+#[cfg_attr(
+    not(any(
+        feature = "claude",
+        feature = "openai-chat",
+        feature = "openai-responses"
+    )),
+    allow(dead_code, reason = "used by the transports that send media as URLs")
+)]
 pub(crate) fn media_url(provider: &'static str, media: &Media) -> Result<String, TransportError> {
     Ok(match &media.source {
         MediaSource::Url(u) => u.clone(),

@@ -1,0 +1,535 @@
+//! Gemini `generateContent` (`POST /v1beta/models/{model}:generateContent`).
+
+use std::collections::HashSet;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Map, Value};
+
+use super::{
+    base64_decode, base64_encode, count, emit, execute, http_builder, input_object, meta, mime,
+    system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+};
+use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
+use crate::model::{
+    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
+};
+use crate::stream::ModelStream;
+
+const PROVIDER: &str = "gemini";
+/// Part metadata namespace holding thought signatures and provider call ids.
+const NS: &str = "gemini";
+
+/// The Gemini API (`generateContent`) as a [`Model`].
+///
+/// Tools are declared with `parametersJsonSchema` (JSON Schema, not the legacy OpenAPI
+/// subset). Thought signatures are kept on parts and echoed back unchanged.
+///
+/// ```
+/// use submit_result::agent::transport::Gemini;
+/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+///
+/// let model = Gemini::new("gemini-2.5-flash").api_key("test");
+/// let request = ModelRequest {
+///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     tools: vec![],
+///     tool_choice: ToolChoice::Auto,
+/// };
+/// let body = model.request_body(&request).unwrap();
+/// assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Be brief.");
+/// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Gemini {
+    http: Http,
+    model: String,
+    max_tokens: Option<u32>,
+    thinking_budget: Option<i64>,
+}
+
+http_builder!(Gemini);
+
+impl Gemini {
+    /// The environment variable the key is read from.
+    pub const API_KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
+    /// The default base URL.
+    pub const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
+
+    /// A transport for `model`, keyed from `GEMINI_API_KEY`.
+    pub fn new(model: impl Into<String>) -> Self {
+        Gemini {
+            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+            model: model.into(),
+            max_tokens: None,
+            thinking_budget: None,
+        }
+    }
+
+    /// Sets `maxOutputTokens`.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// Sets the thinking budget (`-1` lets the model decide) and asks for thought summaries.
+    pub fn thinking(mut self, budget_tokens: i64) -> Self {
+        self.thinking_budget = Some(budget_tokens);
+        self
+    }
+
+    /// The JSON body sent for `request` (the same whether streamed or not).
+    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
+        let mut body = Map::new();
+        if let Some(system) = system_text(PROVIDER, &request.messages)? {
+            body.insert(
+                "systemInstruction".into(),
+                json!({"parts": [{"text": system}]}),
+            );
+        }
+        body.insert(
+            "contents".into(),
+            Value::Array(convert_messages(&request.messages)?),
+        );
+        if !request.tools.is_empty() {
+            let declarations: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    let mut schema = t.input_schema.clone();
+                    if let Some(m) = schema.as_object_mut() {
+                        m.remove("$schema");
+                    }
+                    json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "parametersJsonSchema": schema,
+                    })
+                })
+                .collect();
+            body.insert(
+                "tools".into(),
+                json!([{ "functionDeclarations": declarations }]),
+            );
+            let config = match &request.tool_choice {
+                ToolChoice::Auto => json!({"mode": "AUTO"}),
+                ToolChoice::Required => json!({"mode": "ANY"}),
+                ToolChoice::None => json!({"mode": "NONE"}),
+                ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
+            };
+            body.insert(
+                "toolConfig".into(),
+                json!({ "functionCallingConfig": config }),
+            );
+        }
+        let mut generation = Map::new();
+        if let Some(tokens) = self.max_tokens {
+            generation.insert("maxOutputTokens".into(), json!(tokens));
+        }
+        if let Some(budget) = self.thinking_budget {
+            generation.insert(
+                "thinkingConfig".into(),
+                json!({"thinkingBudget": budget, "includeThoughts": true}),
+            );
+        }
+        if !generation.is_empty() {
+            body.insert("generationConfig".into(), Value::Object(generation));
+        }
+        Ok(Value::Object(body))
+    }
+
+    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
+        let key = self.http.key()?;
+        let method = if stream {
+            "streamGenerateContent?alt=sse"
+        } else {
+            "generateContent"
+        };
+        Ok(Prepared {
+            url: format!(
+                "{}/v1beta/models/{}:{method}",
+                self.http.base_url, self.model
+            ),
+            headers: vec![("x-goog-api-key", key.to_owned())],
+            body: self.request_body(request)?,
+        })
+    }
+
+    /// Sends one request: the typed-error form of [`Model::generate`].
+    pub async fn send(
+        &self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> Result<ModelResponse, TransportError> {
+        let prepared = self.prepare(&request, stream.is_some())?;
+        let body = execute(
+            &self.http,
+            prepared,
+            stream.map(|s| (s, Assembler::default())),
+        )
+        .await?;
+        parse_response(&body)
+    }
+}
+
+impl Model for Gemini {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
+    }
+}
+
+fn refuse(message: impl Into<String>) -> TransportError {
+    TransportError::Request {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+fn media_part(media: &Media) -> Result<Value, TransportError> {
+    let content_type = mime(PROVIDER, media)?;
+    Ok(match &media.source {
+        MediaSource::Inline(bytes) => {
+            json!({"inlineData": {"mimeType": content_type, "data": base64_encode(bytes)}})
+        }
+        MediaSource::Url(url) => json!({"fileData": {"mimeType": content_type, "fileUri": url}}),
+    })
+}
+
+/// Adds the part's thought signature, if any, to a wire part.
+fn signed(part: &Part, mut wire: Value) -> Value {
+    if let Some(signature) = meta(part, NS, "thoughtSignature") {
+        wire["thoughtSignature"] = signature.clone();
+    }
+    wire
+}
+
+fn convert_messages(messages: &[Message]) -> Result<Vec<Value>, TransportError> {
+    // Call ids Gemini issued; the loop's own references never go on the wire.
+    let mut issued: HashSet<String> = HashSet::new();
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in messages {
+        let role = match message.role {
+            Role::System => continue,
+            Role::Model => "model",
+            Role::User | Role::Tool => "user",
+        };
+        let mut parts = Vec::new();
+        for part in &message.content {
+            match &part.kind {
+                PartKind::Text(t) => {
+                    if !t.is_empty() {
+                        parts.push(signed(part, json!({"text": t})));
+                    }
+                }
+                PartKind::Data(v) => parts.push(json!({"text": v.to_string()})),
+                PartKind::Custom(v) => parts.push(v.clone()),
+                PartKind::Media(m) => parts.push(media_part(m)?),
+                PartKind::Reasoning(text) => {
+                    // Thoughts go back only when signed, on the model's turns.
+                    if message.role == Role::Model && meta(part, NS, "thoughtSignature").is_some() {
+                        parts.push(signed(part, json!({"text": text, "thought": true})));
+                    }
+                }
+                PartKind::ToolRequest(r) => {
+                    let mut call = json!({"name": r.name, "args": input_object(&r.input)});
+                    if meta(part, NS, "id") == Some(&Value::Bool(true)) {
+                        if let Some(id) = &r.reference {
+                            issued.insert(id.clone());
+                            call["id"] = json!(id);
+                        }
+                    }
+                    parts.push(signed(part, json!({ "functionCall": call })));
+                }
+                PartKind::ToolResponse(r) => {
+                    let output = r.output.clone().unwrap_or(Value::Null);
+                    let response = if part.is_tool_error() {
+                        match output {
+                            Value::Object(m) if m.contains_key("error") => Value::Object(m),
+                            other => json!({ "error": other }),
+                        }
+                    } else {
+                        json!({ "output": output })
+                    };
+                    let mut answer = json!({"name": r.name, "response": response});
+                    if let Some(id) = r.reference.as_ref().filter(|id| issued.contains(*id)) {
+                        answer["id"] = json!(id);
+                    }
+                    let mut media = Vec::new();
+                    for p in &r.content {
+                        match &p.kind {
+                            PartKind::Media(m @ Media {
+                                source: MediaSource::Inline(_),
+                                ..
+                            }) => media.push(media_part(m)?),
+                            PartKind::Media(_) => {
+                                return Err(refuse(format!(
+                                    "the result of tool {:?} holds media by URL, which Gemini function responses cannot carry: attach the bytes inline",
+                                    r.name
+                                )))
+                            }
+                            PartKind::Text(t) => {
+                                answer["response"]["content"] = json!(t);
+                            }
+                            _ => {}
+                        }
+                    }
+                    if !media.is_empty() {
+                        answer["parts"] = Value::Array(media);
+                    }
+                    parts.push(json!({ "functionResponse": answer }));
+                }
+            }
+        }
+        if parts.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((r, p)) if *r == role => p.extend(parts),
+            _ => out.push((role, parts)),
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .collect())
+}
+
+fn shape(message: impl Into<String>) -> TransportError {
+    TransportError::Response {
+        provider: PROVIDER,
+        message: message.into(),
+    }
+}
+
+/// Reads a `generateContent` answer into a response.
+pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(TransportError::Remote {
+            provider: PROVIDER,
+            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
+        });
+    }
+    let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
+    let usage = Usage {
+        input_tokens: count(usage_meta, "promptTokenCount"),
+        output_tokens: count(usage_meta, "candidatesTokenCount")
+            + count(usage_meta, "thoughtsTokenCount"),
+    };
+    let Some(candidate) = body
+        .get("candidates")
+        .and_then(Value::as_array)
+        .and_then(|c| c.first())
+    else {
+        if body.pointer("/promptFeedback/blockReason").is_some() {
+            return Ok(ModelResponse {
+                message: Message::model(Vec::new()),
+                finish_reason: FinishReason::Blocked,
+                usage,
+            });
+        }
+        return Err(shape("the answer has no candidates"));
+    };
+    let mut parts = Vec::new();
+    for p in candidate
+        .pointer("/content/parts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let mut m = Map::new();
+        if let Some(s) = p.get("thoughtSignature") {
+            m.insert("thoughtSignature".into(), s.clone());
+        }
+        let part = if let Some(call) = p.get("functionCall") {
+            let name = call
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| shape("a functionCall part has no name"))?;
+            let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+            if id.is_some() {
+                m.insert("id".into(), json!(true));
+            }
+            let args = call.get("args").cloned().unwrap_or(json!({}));
+            Part::tool_request(name, id, args)
+        } else if let Some(text) = p.get("text").and_then(Value::as_str) {
+            if p.get("thought") == Some(&Value::Bool(true)) {
+                Part::reasoning(text)
+            } else {
+                Part::text(text)
+            }
+        } else if let Some(data) = p.get("inlineData") {
+            let bytes = data
+                .get("data")
+                .and_then(Value::as_str)
+                .and_then(base64_decode)
+                .ok_or_else(|| shape("an inlineData part is not base64"))?;
+            let content_type = data.get("mimeType").and_then(Value::as_str).unwrap_or("");
+            Part::inline_media(content_type, bytes)
+        } else {
+            Part::custom(p.clone())
+        };
+        parts.push(with_meta(part, NS, m));
+    }
+    let finish_reason = match candidate.get("finishReason").and_then(Value::as_str) {
+        Some("STOP") | None => FinishReason::Stop,
+        Some("MAX_TOKENS") => FinishReason::Length,
+        Some(
+            "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY",
+        ) => FinishReason::Blocked,
+        Some(_) => FinishReason::Other,
+    };
+    Ok(ModelResponse {
+        message: Message::model(parts),
+        finish_reason,
+        usage,
+    })
+}
+
+/// Assembles `streamGenerateContent?alt=sse` chunks into a `generateContent` answer.
+#[derive(Default)]
+pub(crate) struct Assembler {
+    parts: Vec<Value>,
+    finish: Option<Value>,
+    last: Option<Value>,
+}
+
+fn malformed(message: String) -> TransportError {
+    TransportError::Stream {
+        provider: PROVIDER,
+        message,
+    }
+}
+
+impl Assemble for Assembler {
+    fn event(
+        &mut self,
+        event: &SseEvent,
+        data: Value,
+        sink: &ModelStream,
+    ) -> Result<bool, TransportError> {
+        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
+            return Err(TransportError::Remote {
+                provider: PROVIDER,
+                message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
+            });
+        }
+        if !data.is_object() {
+            return Err(malformed(format!(
+                "event {} is not a GenerateContentResponse object",
+                event.number
+            )));
+        }
+        let candidate = data.pointer("/candidates/0");
+        for p in candidate
+            .and_then(|c| c.pointer("/content/parts"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(call) = p.get("functionCall") {
+                let name = call.get("name").and_then(Value::as_str).unwrap_or("");
+                let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+                let args = call.get("args").cloned().unwrap_or(json!({}));
+                emit(sink, Part::tool_request(name, id, args))?;
+                self.parts.push(p.clone());
+                continue;
+            }
+            let Some(text) = p.get("text").and_then(Value::as_str) else {
+                self.parts.push(p.clone());
+                continue;
+            };
+            let thought = p.get("thought") == Some(&Value::Bool(true));
+            if !text.is_empty() {
+                emit(
+                    sink,
+                    if thought {
+                        Part::reasoning(text)
+                    } else {
+                        Part::text(text)
+                    },
+                )?;
+            }
+            // Text of one kind continues the previous part until a signature closes it.
+            let merge = self.parts.last_mut().filter(|last| {
+                last.get("text").is_some()
+                    && (last.get("thought") == Some(&Value::Bool(true))) == thought
+                    && last.get("thoughtSignature").is_none()
+            });
+            match merge {
+                Some(last) => {
+                    let mut joined = last["text"].as_str().unwrap_or("").to_owned();
+                    joined.push_str(text);
+                    last["text"] = Value::String(joined);
+                    if let Some(s) = p.get("thoughtSignature") {
+                        last["thoughtSignature"] = s.clone();
+                    }
+                }
+                None => self.parts.push(p.clone()),
+            }
+        }
+        if let Some(reason) = candidate
+            .and_then(|c| c.get("finishReason"))
+            .filter(|r| !r.is_null())
+        {
+            self.finish = Some(reason.clone());
+        }
+        self.last = Some(data);
+        // The stream has no end marker: it ends with the body, and `finish` checks a finish
+        // reason (or a blocked prompt) arrived.
+        Ok(false)
+    }
+
+    fn finish(self, _complete: bool) -> Result<Value, TransportError> {
+        let Some(last) = self.last else {
+            return Err(malformed("the stream holds no event".into()));
+        };
+        if last.pointer("/promptFeedback/blockReason").is_some() && self.finish.is_none() {
+            return Ok(last);
+        }
+        let Some(finish) = self.finish else {
+            return Err(malformed(
+                "the stream ended before a finishReason: the answer is incomplete, retry the call"
+                    .into(),
+            ));
+        };
+        let mut body = last;
+        body["candidates"] = json!([{
+            "content": {"role": "model", "parts": self.parts},
+            "finishReason": finish,
+        }]);
+        Ok(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_media_in_a_function_response_is_refused() {
+        let mut part = Part::tool_response("render", None, Some(json!("done")));
+        if let PartKind::ToolResponse(r) = &mut part.kind {
+            r.content
+                .push(Part::media("image/png", "https://example.com/a.png"));
+        }
+        let err = convert_messages(&[Message::new(Role::Tool, vec![part])]).unwrap_err();
+        assert!(err.to_string().contains("attach the bytes inline"), "{err}");
+    }
+
+    #[test]
+    fn inline_media_in_a_function_response_goes_in_parts() {
+        let mut part = Part::tool_response("render", None, Some(json!("done")));
+        if let PartKind::ToolResponse(r) = &mut part.kind {
+            r.content
+                .push(Part::inline_media("image/png", vec![1, 2, 3]));
+        }
+        let out = convert_messages(&[Message::new(Role::Tool, vec![part])]).unwrap();
+        assert_eq!(
+            out[0]["parts"][0]["functionResponse"]["parts"][0],
+            json!({"inlineData": {"mimeType": "image/png", "data": "AQID"}})
+        );
+    }
+}
