@@ -5,15 +5,17 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use submit_result::{Metadata, Provider, SubmitResult, SubmitTool};
+use submit_result::{Provider, SubmitResult, SubmitTool};
 
 /// The triage of a bug report.
-// derive: #[derive(Deserialize, JsonSchema, SubmitResult)]
-//         #[submit_result(name = "submit_triage", payload = "triage",
-//                         payload_description = "The triage of the report.",
-//                         success = "Triage recorded.")]
 #[allow(dead_code, reason = "the fields are read once calls are parsed")]
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, SubmitResult)]
+#[submit_result(
+    name = "submit_triage",
+    payload = "triage",
+    payload_description = "The triage of the report.",
+    success = "Triage recorded."
+)]
 struct Triage {
     /// One sentence saying what is broken.
     summary: String,
@@ -48,18 +50,6 @@ struct Duplicate {
     number: u64,
     /// Why they are the same bug.
     reason: String,
-}
-
-impl SubmitResult for Triage {
-    fn metadata() -> Metadata {
-        Metadata {
-            name: Some("submit_triage".into()),
-            payload: Some("triage".into()),
-            payload_description: Some("The triage of the report.".into()),
-            success: Some("Triage recorded.".into()),
-            ..Metadata::EMPTY
-        }
-    }
 }
 
 /// Builds the submit tool from the type's metadata: the schema and the four definitions are
