@@ -8,6 +8,7 @@ pub use submit_core::{
     Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
     MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
     SubmitError, SubmitResult, SubmitTool, UnknownProvider,
+    CallRecord, Trace, Call, CallShapeError,
 };
 
 /// Derives [`SubmitResult`] from `#[submit_result(...)]` on a response type.

@@ -15,11 +15,12 @@ mod trace;
 pub use error::{ErrorClass, ParameterCause, SubmitError};
 pub use metadata::{
     Metadata, MetadataError, MetadataErrors, MetadataKey, SubmitResult, DEFAULT_DESCRIPTION,
-    DEFAULT_PAYLOAD_DESCRIPTION, DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE,
-    DEFAULT_TOOL_NAME, REASONING_DESCRIPTION,
+    DEFAULT_PAYLOAD_DESCRIPTION, DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE, DEFAULT_TOOL_NAME,
+    REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, Outcome, Recovery, Rejected};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use tool::SubmitTool;
+pub use trace::{CallRecord, Trace};
