@@ -5,10 +5,9 @@
 #![forbid(unsafe_code)]
 
 pub use submit_core::{
-    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
-    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
-    SubmitError, SubmitResult, SubmitTool, UnknownProvider,
-    CallRecord, Trace, Call, CallShapeError,
+    Accepted, Arguments, BuildError, Call, CallRecord, CallShapeError, ErrorClass, GeminiSchema,
+    Metadata, MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause,
+    Provider, Recovery, Rejected, SubmitError, SubmitResult, SubmitTool, Trace, UnknownProvider,
 };
 
 /// Derives [`SubmitResult`] from `#[submit_result(...)]` on a response type.
@@ -22,11 +21,11 @@ pub use submit_agent as agent;
 #[doc(hidden)]
 pub mod __private {
     #[doc(hidden)]
-    pub use serde::de::DeserializeOwned;
-    #[doc(hidden)]
     pub use schemars::JsonSchema;
     #[doc(hidden)]
-    pub use submit_core::{Metadata, SubmitResult};
+    pub use serde::de::DeserializeOwned;
     #[doc(hidden)]
     pub use std::borrow::Cow;
+    #[doc(hidden)]
+    pub use submit_core::{Metadata, SubmitResult};
 }

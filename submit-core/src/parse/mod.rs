@@ -14,6 +14,8 @@ mod reasoning;
 mod recover;
 
 #[cfg(test)]
+mod corpus;
+#[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
