@@ -188,12 +188,7 @@ pub fn suggest<'a>(unknown: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let unknown = unknown.to_ascii_lowercase();
     candidates
         .iter()
-        .map(|candidate| {
-            (
-                edit_distance(&unknown, &candidate.to_ascii_lowercase()),
-                *candidate,
-            )
-        })
+        .map(|candidate| (edit_distance(&unknown, &candidate.to_ascii_lowercase()), *candidate))
         .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
@@ -291,11 +286,7 @@ impl fmt::Display for Error {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    let known = if *tag {
-                        known.tag_str()
-                    } else {
-                        known.as_str()
-                    };
+                    let known = if *tag { known.tag_str() } else { known.as_str() };
                     write!(f, "`{known}`")?;
                 }
                 Ok(())
@@ -512,10 +503,7 @@ mod tests {
         let keys: Vec<&str> = Key::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(suggest("nmae", &keys), Some("name"));
         assert_eq!(suggest("payload_desc", &keys), None);
-        assert_eq!(
-            suggest("payload_descriptoin", &keys),
-            Some("payload_description")
-        );
+        assert_eq!(suggest("payload_descriptoin", &keys), Some("payload_description"));
         assert_eq!(suggest("zzzzzz", &keys), None);
     }
 
