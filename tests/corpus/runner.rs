@@ -51,12 +51,20 @@ fn corpus_cases(vector: &Value) -> Vec<(Provider, Value)> {
             .map(|provider| (provider, corpus_text_call(provider, text)))
             .collect();
     }
-    let call = vector.get("call").cloned().expect("a vector has arguments, arguments_text or call");
+    let call = vector
+        .get("call")
+        .cloned()
+        .expect("a vector has arguments, arguments_text or call");
     vector["providers"]
         .as_array()
         .expect("a call vector lists its providers")
         .iter()
-        .map(|name| (name.as_str().unwrap().parse::<Provider>().unwrap(), call.clone()))
+        .map(|name| {
+            (
+                name.as_str().unwrap().parse::<Provider>().unwrap(),
+                call.clone(),
+            )
+        })
         .collect()
 }
 
@@ -67,7 +75,11 @@ fn corpus_differ(key: &str, got: &Value, want: &Value) -> Option<String> {
 /// Compares one outcome (serialized as the command-line tool prints it) with `expected`.
 fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String> {
     let mut wrong = Vec::new();
-    wrong.extend(corpus_differ("accepted", &outcome["accepted"], &expected["accepted"]));
+    wrong.extend(corpus_differ(
+        "accepted",
+        &outcome["accepted"],
+        &expected["accepted"],
+    ));
     if outcome["accepted"] != expected["accepted"] {
         wrong.push(format!("outcome: {outcome}"));
         return wrong;
@@ -88,10 +100,19 @@ fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String>
             wrong.extend(corpus_differ(key, &outcome[key], want));
         }
     }
-    let message = outcome["tool_result"]["error"].as_str().unwrap_or_default().to_owned();
-    let trace = outcome["trace_error"].as_str().unwrap_or_default().to_owned();
+    let message = outcome["tool_result"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let trace = outcome["trace_error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     if outcome["tool_result"].as_object().map(|o| o.len()) != Some(1) {
-        wrong.push(format!("tool_result must be {{\"error\": …}}: {}", outcome["tool_result"]));
+        wrong.push(format!(
+            "tool_result must be {{\"error\": …}}: {}",
+            outcome["tool_result"]
+        ));
     }
     if let Some(want) = expected.get("error") {
         wrong.extend(corpus_differ("error", &json!(message), want));
@@ -107,7 +128,12 @@ fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String>
         expected
             .get(key)
             .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect())
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     for part in list("error_contains") {
@@ -145,9 +171,14 @@ fn run_corpus() -> usize {
         for vector in &vectors {
             count += 1;
             let name = vector["name"].as_str().expect("a vector has a name");
-            assert!(names.insert(name.to_owned()), "duplicate vector name {name}");
+            assert!(
+                names.insert(name.to_owned()),
+                "duplicate vector name {name}"
+            );
             let options = vector.get("options").cloned().unwrap_or_else(|| json!({}));
-            let success = options["success"].as_str().unwrap_or("Result submitted successfully.");
+            let success = options["success"]
+                .as_str()
+                .unwrap_or("Result submitted successfully.");
             let tool = build_tool(&options);
             for (provider, call) in corpus_cases(vector) {
                 let mut trace = Trace::new();
@@ -165,11 +196,19 @@ fn run_corpus() -> usize {
                     wrong.push(format!("trace records: {records:?}"));
                 }
                 if !wrong.is_empty() {
-                    failures.push(format!("{name} [{provider}]:\n    {}", wrong.join("\n    ")));
+                    failures.push(format!(
+                        "{name} [{provider}]:\n    {}",
+                        wrong.join("\n    ")
+                    ));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     count
 }

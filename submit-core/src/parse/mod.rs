@@ -16,6 +16,8 @@ mod recover;
 #[cfg(test)]
 mod corpus;
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
