@@ -31,7 +31,7 @@ pub use arguments::Arguments;
 
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{Accepted, Outcome, Recovery, Rejected};
-use crate::provider::Provider;
+use crate::provider::{Call, CallShapeError, Provider};
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
 
@@ -69,13 +69,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle(&self, provider: Provider, call: &Value) -> Outcome<R> {
-        match provider.read_call(call) {
-            Ok(call) => self.handle_arguments(call.arguments),
-            Err(shape) => self.reject(SubmitError::parameter(
-                ParameterCause::UndecodableArguments,
-                format!("failed to parse tool arguments: {shape}"),
-            )),
-        }
+        self.handle_read(provider.read_call(call))
     }
 
     /// Handles a call's arguments directly.
@@ -108,10 +102,22 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one
     /// record, marked recoverable, carrying the call's id).
     pub fn handle_traced(&self, provider: Provider, call: &Value, trace: &mut Trace) -> Outcome<R> {
-        let id = provider.read_call(call).ok().and_then(|call| call.id);
-        let outcome = self.handle(provider, call);
+        let read = provider.read_call(call);
+        let id = read.as_ref().ok().and_then(|call| call.id);
+        let outcome = self.handle_read(read);
         trace.record(id, self.name(), &outcome);
         outcome
+    }
+
+    /// A call read out of its provider's shape, or why it could not be.
+    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>) -> Outcome<R> {
+        match read {
+            Ok(call) => self.handle_arguments(call.arguments),
+            Err(shape) => self.reject(SubmitError::parameter(
+                ParameterCause::UndecodableArguments,
+                format!("failed to parse tool arguments: {shape}"),
+            )),
+        }
     }
 
     /// §5 steps 1 to 8.
