@@ -5,6 +5,7 @@
 
 mod arguments;
 pub(crate) mod call;
+mod clean;
 mod closing;
 mod decode;
 mod echo;
@@ -123,6 +124,18 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// §5 steps 1 to 8.
     fn parse(&self, arguments: Arguments<'_>) -> Result<Accepted<R>, SubmitError> {
         let options = &self.inner.options;
+        // The common case, a clean call in argument text, decodes in one pass; when it is not
+        // one, the steps decide.
+        if let Arguments::Text(text) = arguments {
+            if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
+                let field = &options.payload_field_name;
+                if let Some((response, reasoning)) =
+                    clean::decode(text, field, options.omit_reasoning)
+                {
+                    return Ok(self.accept(response, reasoning, None));
+                }
+            }
+        }
         // 1. Decode the arguments.
         let args = arguments::decode(arguments)?;
         // 2. Reasoning.
@@ -141,21 +154,39 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         // 7. Decode.
         let response = decode::decode(&self.inner, located.payload)?;
         // 8. Accept.
-        let reasoning = located
-            .reasoning
-            .map(Cow::into_owned)
-            .unwrap_or_else(|| reasoning.into_owned());
+        // A recovered reasoning is usually a prefix of the argument: cut it in place.
+        let replacement = located.reasoning.map(|text| match text {
+            Cow::Borrowed(text) if text.as_ptr() == reasoning.as_ptr() => Err(text.len()),
+            other => Ok(other.into_owned()),
+        });
+        let reasoning = match (replacement, reasoning) {
+            (None, argument) => argument.into_owned(),
+            (Some(Ok(text)), _) => text,
+            (Some(Err(len)), Cow::Owned(mut argument)) => {
+                argument.truncate(len);
+                argument
+            }
+            (Some(Err(len)), Cow::Borrowed(argument)) => {
+                argument.get(..len).unwrap_or_default().to_owned()
+            }
+        };
+        Ok(self.accept(response, reasoning, recovery))
+    }
+
+    /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text.
+    fn accept(&self, response: R, reasoning: String, recovery: Option<Recovery>) -> Accepted<R> {
+        let options = &self.inner.options;
         tracing::info!(
             tool = %options.tool_name,
             reasoning_bytes = reasoning.len(),
             "submitting result"
         );
-        Ok(Accepted {
+        Accepted {
             response,
             reasoning,
             recovery,
             tool_result: json!({"success": true, "message": options.success_message}),
-        })
+        }
     }
 
     fn log_recovery(&self, recovery: Recovery) {

@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use memchr::memmem;
+
 use super::arguments::{CowStr, JsonType};
 use super::closing::{leading_members, leading_object};
 use super::payload::{not_an_object, Located, Payload};
@@ -100,13 +102,17 @@ enum Mark {
 /// Whichever mark comes first. One pass for each needle: occurrences of `"<payload>"` cannot
 /// overlap (the name holds no quote), so the whitespace after each is scanned once.
 fn first_mark(field: &str, opener: &str, reasoning: &str) -> Option<Mark> {
-    let opener_at = reasoning.find(opener);
+    let opener_at = memmem::find(reasoning.as_bytes(), opener.as_bytes());
     let limit = opener_at.unwrap_or(reasoning.len());
     let quoted = format!("\"{field}\"");
-    let member = reasoning
-        .match_indices(quoted.as_str())
-        .take_while(|(quote, _)| *quote < limit)
-        .find_map(|(quote, _)| {
+    // Only occurrences that start before the opener matter.
+    let window = reasoning
+        .as_bytes()
+        .get(..(limit + quoted.len()).min(reasoning.len()))
+        .unwrap_or_default();
+    let member = memmem::find_iter(window, quoted.as_bytes())
+        .take_while(|quote| *quote < limit)
+        .find_map(|quote| {
             let after = quote + quoted.len();
             let rest = reasoning.as_bytes().get(after..)?;
             let spaces = rest.iter().take_while(|b| is_space(**b)).count();
@@ -122,7 +128,7 @@ fn first_mark(field: &str, opener: &str, reasoning: &str) -> Option<Mark> {
 /// argument-close markup trimmed.
 fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Located<'_>> {
     let before = reasoning.get(..at)?;
-    if before.contains(ANY_OPENER) {
+    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
         return None;
     }
     let after = reasoning.get(at + opener_len..)?;
@@ -153,7 +159,7 @@ fn trim_argument_close(mut text: &str) -> &str {
 /// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`.
 fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Located<'_>> {
     let before = reasoning.get(..quote)?;
-    if before.contains(ANY_OPENER) {
+    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
         return None;
     }
     let after = reasoning.get(value..)?;
