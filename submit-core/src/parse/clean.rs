@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 use super::arguments::CowStr;
 use super::reasoning::REASONING;
@@ -29,11 +30,13 @@ pub(crate) fn decode<R: DeserializeOwned>(
     .deserialize(&mut deserializer)
     .ok()?;
     deserializer.end().ok()?;
+    let payload = call.payload?;
     let reasoning = match (omit_reasoning, call.reasoning) {
         (true, _) => String::new(),
-        (false, reasoning) => reasoning?,
+        // Unescaped only now: a call that is not clean never pays for a long reasoning twice.
+        (false, raw) => serde_json::from_str::<String>(raw?.get()).ok()?,
     };
-    Some((call.payload?, reasoning))
+    Some((payload, reasoning))
 }
 
 struct Call<'f, R> {
@@ -42,13 +45,13 @@ struct Call<'f, R> {
     response: PhantomData<fn() -> R>,
 }
 
-struct Decoded<R> {
-    reasoning: Option<String>,
+struct Decoded<'de, R> {
+    reasoning: Option<&'de RawValue>,
     payload: Option<R>,
 }
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for Call<'_, R> {
-    type Value = Decoded<R>;
+    type Value = Decoded<'de, R>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
@@ -56,7 +59,7 @@ impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for Call<'_, R> {
 }
 
 impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
-    type Value = Decoded<R>;
+    type Value = Decoded<'de, R>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the arguments object")
@@ -72,7 +75,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
             if key.0 == self.field {
                 decoded.payload = Some(map.next_value_seed(Object(PhantomData))?);
             } else if key.0 == REASONING && !self.omit_reasoning {
-                decoded.reasoning = Some(map.next_value::<String>()?);
+                decoded.reasoning = Some(map.next_value::<&'de RawValue>()?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -102,7 +105,19 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Object<R> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R, A::Error> {
         R::deserialize(MapAccessDeserializer::new(map))
     }
+
+    // Not an object: give up at once, without the default error quoting a long string.
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<R, E> {
+        Err(E::custom(NOT_CLEAN))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<R, E> {
+        Err(E::custom(NOT_CLEAN))
+    }
 }
+
+/// The (never shown) reason the one-pass decoder gives up.
+const NOT_CLEAN: &str = "not a clean call";
 
 #[cfg(test)]
 mod tests {
