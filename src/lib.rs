@@ -49,9 +49,9 @@
 #![forbid(unsafe_code)]
 
 pub use submit_core::{
-    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
-    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
-    SubmitError, SubmitResult, SubmitTool, UnknownProvider,
+    Accepted, Arguments, BuildError, Call, CallRecord, CallShapeError, ErrorClass, GeminiSchema,
+    Metadata, MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause,
+    Provider, Recovery, Rejected, SubmitError, SubmitResult, SubmitTool, Trace, UnknownProvider,
 };
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
