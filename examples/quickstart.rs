@@ -5,10 +5,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use submit_result::{Provider, SubmitResult, SubmitTool};
+use serde_json::{json, Value};
+use submit_result::{Outcome, Provider, SubmitResult, SubmitTool};
 
 /// The triage of a bug report.
-#[allow(dead_code, reason = "the fields are read once calls are parsed")]
 #[derive(Debug, Deserialize, JsonSchema, SubmitResult)]
 #[submit_result(
     name = "submit_triage",
@@ -43,7 +43,6 @@ enum Severity {
 }
 
 /// A report this one duplicates.
-#[allow(dead_code, reason = "the fields are read once calls are parsed")]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Duplicate {
     /// The other report's number.
@@ -71,6 +70,91 @@ fn print_definitions(tool: &SubmitTool<Triage>) -> Result<(), serde_json::Error>
     Ok(())
 }
 
+/// Calls the way models really send them, one per provider shape.
+fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
+    let payload = r#"{"summary":"Export to CSV drops the last row","severity":"medium","components":["export"],"affected_users":120}"#;
+    vec![
+        (
+            "a clean call",
+            Provider::Claude,
+            json!({
+                "type": "tool_use", "id": "toolu_01", "name": "submit_triage",
+                "input": {
+                    "reasoning": "The report has steps to reproduce and a sample file.",
+                    "triage": serde_json::from_str::<Value>(payload).unwrap_or(Value::Null),
+                }
+            }),
+        ),
+        (
+            "the payload JSON-encoded into a string, closed with stray tags",
+            Provider::OpenAiChat,
+            json!({
+                "id": "call_02", "type": "function",
+                "function": {
+                    "name": "submit_triage",
+                    "arguments": json!({
+                        "reasoning": "Reproduced on the latest build.",
+                        "triage": format!("{payload}</triage>\n</invoke>"),
+                    }).to_string(),
+                }
+            }),
+        ),
+        (
+            "the payload written inside the reasoning",
+            Provider::Gemini,
+            json!({
+                "functionCall": {
+                    "name": "submit_triage",
+                    "args": {
+                        "reasoning": format!(
+                            "Two users confirm it.</reasoning>\n<parameter name=\"triage\">{payload}"
+                        ),
+                    }
+                }
+            }),
+        ),
+        (
+            "a string with prose after the object: ambiguous, so declined",
+            Provider::OpenAiResponses,
+            json!({
+                "type": "function_call", "call_id": "call_04", "name": "submit_triage",
+                "arguments": json!({
+                    "reasoning": "Done.",
+                    "triage": format!("{payload} and I also think it is urgent"),
+                }).to_string(),
+            }),
+        ),
+    ]
+}
+
+/// Parses each sample call and prints what happened to it.
+fn parse_calls(tool: &SubmitTool<Triage>) {
+    for (what, provider, call) in sample_calls() {
+        println!("── {what} ({provider}) ──");
+        match tool.handle(provider, &call) {
+            Outcome::Accepted(accepted) => {
+                let recovery = accepted
+                    .recovery
+                    .map_or("none".to_owned(), |r| format!("{r:?}"));
+                println!("accepted, recovery: {recovery}");
+                println!("reasoning: {:?}", accepted.reasoning);
+                println!("response: {:?}", accepted.response);
+                println!("tool result: {}", accepted.tool_result);
+            }
+            Outcome::Rejected(rejected) => {
+                println!(
+                    "rejected, class: {:?}, cause: {:?}",
+                    rejected.error.class(),
+                    rejected.error.cause()
+                );
+                println!("trace: {}", rejected.error.trace_text());
+                println!("tool result: {}", rejected.tool_result);
+            }
+        }
+        println!();
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tool = build_tool()?;
     println!(
@@ -79,5 +163,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tool.payload_field()
     );
     print_definitions(&tool)?;
+    parse_calls(&tool);
     Ok(())
 }

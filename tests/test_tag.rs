@@ -241,8 +241,16 @@ fn every_mistake_is_reported_together() {
         panic!("expected metadata errors, got {error:?}");
     };
     assert_eq!(errors.0.len(), 4, "{error}");
-    for part in ["`nmae`", "empty value for `name`", "got `maybe`", "duplicate"] {
-        assert!(error.to_string().contains(part), "{part} missing from {error}");
+    for part in [
+        "`nmae`",
+        "empty value for `name`",
+        "got `maybe`",
+        "duplicate",
+    ] {
+        assert!(
+            error.to_string().contains(part),
+            "{part} missing from {error}"
+        );
     }
 }
 
