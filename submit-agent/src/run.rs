@@ -295,7 +295,14 @@ impl Agent {
             force_next: false,
         };
         if let Some(resume) = resume {
-            if let Some(done) = run.resume(resume).await? {
+            let info = TurnInfo {
+                turn: 0,
+                message_index: 0,
+            };
+            let body = run.resume(resume).map(|r| {
+                r.map(|done| TurnEnd(done.map_or(TurnOutcome::Continue, TurnOutcome::Done)))
+            });
+            if let TurnOutcome::Done(done) = with_turn_hooks(self, info, body.boxed()).await? {
                 return Ok(done);
             }
             run.turn = 1;
@@ -303,6 +310,19 @@ impl Agent {
         }
         run.drive().await
     }
+}
+
+/// Runs a turn's body inside the turn hooks, the first outermost.
+async fn with_turn_hooks<'b>(
+    agent: &'b Agent,
+    info: TurnInfo,
+    body: BoxFuture<'b, Result<TurnEnd, RunError>>,
+) -> Result<TurnOutcome, RunError> {
+    let mut turn = body;
+    for hook in agent.turn_hooks.iter().rev() {
+        turn = hook.wrap_turn(info, turn);
+    }
+    Ok(turn.await?.0)
 }
 
 /// What a turn ended with.
@@ -484,12 +504,8 @@ impl<'a> Run<'a> {
                 turn: self.turn,
                 message_index: self.messages.len().saturating_sub(self.start),
             };
-            let mut turn: BoxFuture<'_, Result<TurnEnd, RunError>> =
-                self.turn_body(info).map(|r| r.map(TurnEnd)).boxed();
-            for hook in agent.turn_hooks.iter().rev() {
-                turn = hook.wrap_turn(info, turn);
-            }
-            match turn.await?.0 {
+            let body = self.turn_body(info).map(|r| r.map(TurnEnd)).boxed();
+            match with_turn_hooks(agent, info, body).await? {
                 TurnOutcome::Continue => self.turn += 1,
                 TurnOutcome::Done(response) => return Ok(response),
             }
