@@ -8,7 +8,7 @@
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //! use serde_json::json;
-//! use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+//! use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
 //!
 //! #[derive(Deserialize, JsonSchema)]
 //! struct Weather { city: String }

@@ -73,7 +73,7 @@ impl Response {
 /// Directives answering the interrupts of a stored conversation.
 ///
 /// ```
-/// use submit_result::agent::{Part, Resume};
+/// use submit_agent::{Part, Resume};
 ///
 /// let resume = Resume::new().respond(Part::tool_response("ask", Some("1".into()), None));
 /// assert_eq!(resume.respond.len(), 1);
@@ -129,7 +129,7 @@ impl Resume {
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use serde_json::json;
-/// use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+/// use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -351,6 +351,10 @@ pub(crate) enum GateStep {
 }
 
 /// How one call ended.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "short-lived, one per call; boxing the common case buys nothing"
+)]
 enum CallResult {
     Done(Part),
     Interrupted(Interrupt),
