@@ -465,3 +465,57 @@ fn stress_two_hundred_calls_attach_and_stream_from_spawned_tasks() {
         .collect();
     assert_eq!(streamed.len(), 600);
 }
+
+#[test]
+fn a_resumed_tool_message_is_streamed_before_the_next_model_call() {
+    let chunks: Arc<Mutex<Vec<Chunk>>> = Arc::default();
+    let sink = Arc::clone(&chunks);
+    let ask = Tool::new("ask", "", |ctx: ToolContext, _: Empty| async move {
+        match ctx.resume_object() {
+            None => Err(ctx.interrupt_bare()),
+            Some(_) => Ok::<_, ToolError>("answered"),
+        }
+    });
+    let model = ScriptedModel::new()
+        .then_message(vec![call("ask", json!({}))])
+        .then_streamed(
+            vec![Chunk::new(None, vec![Part::text("final")])],
+            ModelResponse::new(Message::model(vec![Part::text("final")])),
+        );
+    let agent = Agent::new(model).tool(ask).stream(move |c| {
+        sink.lock().unwrap().push(c);
+        Ok(())
+    });
+    let paused = block_on(agent.generate(vec![Message::user("go")])).unwrap();
+    chunks.lock().unwrap().clear();
+    let restart = paused.interrupts()[0].to_tool_restart(None).unwrap();
+    block_on(agent.resume(paused.history(), Resume::new().restart(restart))).unwrap();
+    let seen: Vec<_> = chunks
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| (c.role, c.index))
+        .collect();
+    assert_eq!(seen, [(Some(Role::Tool), 0), (Some(Role::Model), 1)]);
+}
+
+#[test]
+fn a_failing_stream_callback_after_a_round_fails_the_run() {
+    let model = ScriptedModel::new()
+        .then_message(vec![call("gablorken", json!({"value": 1}))])
+        .then_text("never");
+    let err = block_on(
+        Agent::new(model)
+            .tool(gablorken())
+            .stream(|c| {
+                if c.role == Some(Role::Tool) {
+                    Err(submit_result::agent::StreamError("client gone".into()))
+                } else {
+                    Ok(())
+                }
+            })
+            .generate(vec![Message::user("go")]),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind, RunErrorKind::Stream("client gone".into()));
+}
