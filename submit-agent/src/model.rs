@@ -30,8 +30,8 @@ pub enum ToolChoice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelRequest {
-    /// The conversation so far.
-    pub messages: Vec<Message>,
+    /// The conversation so far; shared with the loop, so a request is cheap to build.
+    pub messages: Vec<Arc<Message>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// Which tool the model must call.

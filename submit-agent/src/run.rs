@@ -286,7 +286,7 @@ impl Agent {
             },
             terminal,
             definitions,
-            messages,
+            messages: messages.into_iter().map(Arc::new).collect(),
             start,
             usage: Usage::default(),
             turn: 0,
@@ -461,7 +461,7 @@ struct Run<'a> {
     exec: Exec<'a>,
     terminal: Option<&'a dyn TerminalGate>,
     definitions: Vec<ToolDefinition>,
-    messages: Vec<Message>,
+    messages: Vec<Arc<Message>>,
     start: usize,
     usage: Usage,
     turn: usize,
@@ -487,7 +487,7 @@ impl<'a> Run<'a> {
         note: Option<&str>,
     ) -> Response {
         Response {
-            messages: self.messages.clone(),
+            messages: self.messages.iter().map(|m| Message::clone(m)).collect(),
             message,
             finish_reason: finish,
             finish_message: note.map(str::to_owned),
@@ -563,8 +563,8 @@ impl<'a> Run<'a> {
                         FinishReason::Failed,
                     ));
                 }
-                self.messages.push(message);
-                self.messages.push(Message::user(nudge(t.name())));
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(Message::user(nudge(t.name()))));
                 self.force_next = !t.forbid_forcing();
                 return Ok(TurnOutcome::Continue);
             }
@@ -594,8 +594,8 @@ impl<'a> Run<'a> {
                 committed,
             } => {
                 let index = info.message_index + 1;
-                self.messages.push(message.clone());
-                self.messages.push(tool_message.clone());
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(tool_message.clone()));
                 self.stream_tool_message(&tool_message, index)?;
                 if committed {
                     // The conversation ends with the tool message answering the submit.
@@ -774,7 +774,7 @@ impl<'a> Run<'a> {
                 return Err(invalid(format!("tool {name:?} not found")));
             }
         }
-        let Some(last) = self.messages.last().cloned() else {
+        let Some(last) = self.messages.last().map(|m| Message::clone(m)) else {
             return Err(invalid(
                 "cannot resume a conversation with no messages".into(),
             ));
@@ -1004,9 +1004,9 @@ impl<'a> Run<'a> {
         );
         tool_message.metadata = Some(meta);
         self.messages.truncate(history_len);
-        self.messages.push(revised.clone());
+        self.messages.push(Arc::new(revised));
         self.start = self.messages.len();
-        self.messages.push(tool_message.clone());
+        self.messages.push(Arc::new(tool_message.clone()));
         self.stream_tool_message(&tool_message, 0)?;
         if committed {
             self.messages.pop();
