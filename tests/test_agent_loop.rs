@@ -473,7 +473,10 @@ fn a_resumed_tool_message_is_streamed_before_the_next_model_call() {
     let ask = Tool::new("ask", "", |ctx: ToolContext, _: Empty| async move {
         match ctx.resume_object() {
             None => Err(ctx.interrupt_bare()),
-            Some(_) => Ok::<_, ToolError>("answered"),
+            Some(_) => {
+                ctx.send_chunk(Chunk::new(None, vec![Part::text("resuming")]));
+                Ok::<_, ToolError>("answered")
+            }
         }
     });
     let model = ScriptedModel::new()
@@ -496,7 +499,14 @@ fn a_resumed_tool_message_is_streamed_before_the_next_model_call() {
         .iter()
         .map(|c| (c.role, c.index))
         .collect();
-    assert_eq!(seen, [(Some(Role::Tool), 0), (Some(Role::Model), 1)]);
+    assert_eq!(
+        seen,
+        [
+            (Some(Role::Tool), 0),
+            (Some(Role::Tool), 0),
+            (Some(Role::Model), 1)
+        ]
+    );
 }
 
 #[test]

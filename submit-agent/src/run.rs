@@ -893,6 +893,9 @@ impl<'a> Run<'a> {
         }
 
         // Every directive checked: run the steps concurrently.
+        if let Some(stream) = &self.exec.stream {
+            stream.begin_resume();
+        }
         let exec = &self.exec;
         let results: HashMap<usize, CallResult> =
             join_all(plan.into_iter().map(|(i, step)| async move {
