@@ -1,2 +1,122 @@
 //! The tool loop: tools and their context, hooks, interrupts and resume, streaming, and the
 //! executor that gates a terminal submit through result validators.
+//!
+//! The loop is runtime-agnostic: models, tools, hooks and validators are `async`, and
+//! concurrency uses `futures` only. Tools are typed at the edges and exchange JSON inside.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use serde_json::json;
+//! use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Weather { city: String }
+//!
+//! let model = ScriptedModel::new()
+//!     .then_message(vec![Part::tool_request("weather", None, json!({"city": "Paris"}))])
+//!     .then_text("Sunny in Paris.");
+//! let weather = Tool::new("weather", "Current weather.", |_ctx: ToolContext, w: Weather| async move {
+//!     Ok::<_, ToolError>(format!("sunny in {}", w.city))
+//! });
+//! let agent = Agent::new(model).tool(weather);
+//! let response = futures::executor::block_on(agent.generate(vec![Message::user("Weather?")])).unwrap();
+//! assert_eq!(response.text(), "Sunny in Paris.");
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod context;
+mod error;
+mod executor;
+mod hook;
+mod message;
+mod middleware;
+mod model;
+mod run;
+mod schema;
+mod stream;
+mod tool;
+
+pub use context::ToolContext;
+pub use error::{BoxError, RunError, RunErrorKind, ToolError};
+pub use executor::{
+    validator_fn, Committed, Execution, Executor, ExecutorError, Finding, FindingKind,
+    ResultValidator, Terminal, TraceRecord, TraceStatus,
+};
+pub use hook::{
+    tool_hook_fn, turn_hook_fn, ModelHook, ModelNext, Next, ToolCall, ToolHook, TurnEnd, TurnHook,
+    TurnInfo,
+};
+pub use message::{
+    Chunk, Interrupt, JsonObject, Media, MediaSource, Message, Part, PartError, PartKind,
+    PendingOutput, Restart, Role, ToolRequest, ToolResponse,
+};
+pub use middleware::{SoftToolErrors, ToolApproval, ToolCallDecision, TOOL_APPROVAL};
+pub use model::{
+    model_fn, FinishReason, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel,
+    ToolChoice, Usage,
+};
+pub use run::{Agent, Response, Resume, DEFAULT_MAX_TURNS};
+pub use stream::{ChunkSink, ModelStream, StreamError};
+pub use tool::{
+    interrupt_as, DefinitionError, InterruptedCall, Tool, ToolDefinition, ToolOutput, TypedTool,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn runs_can_be_spawned_on_multi_threaded_executors() {
+        assert_send_sync::<Agent>();
+        assert_send_sync::<Tool>();
+        assert_send_sync::<ToolContext>();
+        assert_send_sync::<Executor<serde_json::Value>>();
+        let agent = Agent::new(ScriptedModel::new().then_text("hi"));
+        let run = agent.generate(vec![Message::user("hi")]);
+        assert_send(&run);
+        let resume = agent.resume(vec![], Resume::new());
+        assert_send(&resume);
+        assert_eq!(futures::executor::block_on(run).unwrap().text(), "hi");
+    }
+
+    struct Never;
+
+    impl Terminal<serde_json::Value> for Never {
+        fn name(&self) -> &str {
+            "submit_result"
+        }
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition {
+                name: "submit_result".into(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+                output_schema: None,
+                resume_schema: None,
+            }
+        }
+        fn payload_schema(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn handle(&self, _input: &serde_json::Value) -> submit_core::Outcome<serde_json::Value> {
+            submit_core::Outcome::Accepted(submit_core::Accepted {
+                response: serde_json::Value::Null,
+                reasoning: String::new(),
+                recovery: None,
+                tool_result: serde_json::json!({"success": true}),
+            })
+        }
+    }
+
+    #[test]
+    fn executor_runs_can_be_spawned_on_multi_threaded_executors() {
+        let executor = Executor::new(Agent::new(ScriptedModel::new()), Never).unwrap();
+        assert_send(&executor.run(vec![Message::user("hi")]));
+        assert_send(&executor.resume(vec![], Resume::new()));
+    }
+}

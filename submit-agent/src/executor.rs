@@ -1,0 +1,501 @@
+//! The executor: runs the loop with a terminal submit tool, gates accepted submits through
+//! result validators, and commits the first that passes.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::{try_join_all, BoxFuture};
+use futures::FutureExt;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use submit_core::{Accepted, Arguments, Outcome, Provider, Recovery, SubmitError, SubmitTool};
+
+use crate::error::{BoxError, RunError, RunErrorKind};
+use crate::message::{Message, ToolRequest};
+use crate::model::{FinishReason, Usage};
+use crate::run::{Agent, GateStep, Response, Resume, TerminalGate};
+use crate::schema;
+use crate::tool::ToolDefinition;
+
+/// The terminal tool as the executor needs it. Implemented by [`SubmitTool`]; implement it
+/// for a test double or another terminal tool.
+pub trait Terminal<R>: Send + Sync {
+    /// The tool's name.
+    fn name(&self) -> &str;
+    /// The definition the model sees.
+    fn definition(&self) -> ToolDefinition;
+    /// The full payload schema the built-in validator checks the response against.
+    fn payload_schema(&self) -> Value;
+    /// Handles one call's arguments.
+    fn handle(&self, input: &Value) -> Outcome<R>;
+}
+
+// `SubmitTool` is shareable across threads once its options hold no `!Sync` schema settings.
+impl<R> Terminal<R> for SubmitTool<R>
+where
+    R: DeserializeOwned + Send + Sync + 'static,
+    SubmitTool<R>: Send + Sync,
+{
+    fn name(&self) -> &str {
+        SubmitTool::name(self)
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        let d = SubmitTool::definition(self, Provider::Claude);
+        let text = |key: &str| d.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+        ToolDefinition {
+            name: text("name"),
+            description: text("description"),
+            input_schema: d.get("input_schema").cloned().unwrap_or(Value::Null),
+            output_schema: None,
+            resume_schema: None,
+        }
+    }
+
+    fn payload_schema(&self) -> Value {
+        SubmitTool::payload_schema(self).clone()
+    }
+
+    fn handle(&self, input: &Value) -> Outcome<R> {
+        self.handle_arguments(Arguments::Value(input))
+    }
+}
+
+/// Where a finding comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FindingKind {
+    /// A review of the result (the built-in schema validator's kind).
+    Review,
+    /// A CI check.
+    CiCheck,
+}
+
+/// One problem a result validator found; the model reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Where it comes from.
+    pub kind: FindingKind,
+    /// A stable identifier (`schema:answer`).
+    pub identifier: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What is wrong and what to do.
+    pub details: String,
+    /// Where to read more (may be empty).
+    #[serde(default)]
+    pub details_url: String,
+}
+
+impl Finding {
+    /// A review finding.
+    pub fn review(identifier: impl Into<String>, details: impl Into<String>) -> Self {
+        Finding {
+            kind: FindingKind::Review,
+            identifier: identifier.into(),
+            name: None,
+            details: details.into(),
+            details_url: String::new(),
+        }
+    }
+}
+
+/// Checks an accepted response before it commits. Findings send it back to the model; an
+/// error aborts the run.
+pub trait ResultValidator<R>: Send + Sync {
+    /// Validates `response`; `reasoning` is the submit's final reasoning.
+    fn validate<'a>(
+        &'a self,
+        response: &'a R,
+        reasoning: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Finding>, BoxError>>;
+}
+
+/// A result validator from a synchronous closure.
+///
+/// ```
+/// use submit_agent::{validator_fn, Finding, ResultValidator};
+///
+/// let v = validator_fn(|answer: &String, _reasoning: &str| {
+///     Ok(if answer.is_empty() { vec![Finding::review("empty", "answer is empty")] } else { vec![] })
+/// });
+/// let findings = futures::executor::block_on(v.validate(&String::new(), "")).unwrap();
+/// assert_eq!(findings.len(), 1);
+/// ```
+pub fn validator_fn<R, F>(function: F) -> impl ResultValidator<R>
+where
+    F: Fn(&R, &str) -> Result<Vec<Finding>, BoxError> + Send + Sync,
+    R: Sync,
+{
+    struct FnValidator<F>(F);
+    impl<R: Sync, F> ResultValidator<R> for FnValidator<F>
+    where
+        F: Fn(&R, &str) -> Result<Vec<Finding>, BoxError> + Send + Sync,
+    {
+        fn validate<'a>(
+            &'a self,
+            response: &'a R,
+            reasoning: &'a str,
+        ) -> BoxFuture<'a, Result<Vec<Finding>, BoxError>> {
+            futures::future::ready((self.0)(response, reasoning)).boxed()
+        }
+    }
+    FnValidator(function)
+}
+
+/// An executor that cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecutorError {
+    /// A caller tool has the terminal tool's name.
+    #[error("a caller tool is named {0:?} like the terminal tool: rename the caller tool or the terminal tool")]
+    TerminalNameTaken(String),
+}
+
+/// What happened to one terminal call, for the engineer reading the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceStatus {
+    /// The submit was rejected by the parser; recoverable (the model may resubmit).
+    Rejected(SubmitError),
+    /// Validators raised findings; recoverable.
+    Findings(usize),
+    /// A validator failed; the run aborted.
+    ValidationFailed(String),
+    /// Committed; the run ended.
+    Committed(Option<Recovery>),
+}
+
+/// One terminal call in the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRecord {
+    /// The call's reference.
+    pub reference: Option<String>,
+    /// What happened.
+    pub status: TraceStatus,
+}
+
+impl TraceRecord {
+    /// Whether the run could go on after this call (rejections and findings).
+    pub fn recoverable(&self) -> bool {
+        matches!(
+            self.status,
+            TraceStatus::Rejected(_) | TraceStatus::Findings(_)
+        )
+    }
+}
+
+impl std::fmt::Display for TraceRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.status {
+            TraceStatus::Rejected(e) => f.write_str(&e.trace_text()),
+            TraceStatus::Findings(n) => {
+                write!(f, "result rejected: validation raised {n} finding(s)")
+            }
+            TraceStatus::ValidationFailed(e) => write!(f, "result validation: {e}"),
+            TraceStatus::Committed(_) => f.write_str("result committed"),
+        }
+    }
+}
+
+/// A run that committed a result.
+#[derive(Clone, Debug)]
+pub struct Committed<R> {
+    /// The typed response.
+    pub response: R,
+    /// The submit's final reasoning.
+    pub reasoning: String,
+    /// The recovery the parser applied, if any.
+    pub recovery: Option<Recovery>,
+    /// Every terminal call of the run, in order.
+    pub trace: Vec<TraceRecord>,
+    /// The whole conversation, ending with the tool message that answered the submit.
+    pub messages: Vec<Message>,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// How an executor run ended.
+#[derive(Clone, Debug)]
+pub enum Execution<R> {
+    /// A submit passed the gate.
+    Committed(Box<Committed<R>>),
+    /// Tool calls paused the run; resume it with [`Executor::resume`].
+    Interrupted(Response),
+}
+
+impl<R> Execution<R> {
+    /// The committed result, if any.
+    pub fn committed(self) -> Option<Committed<R>> {
+        match self {
+            Execution::Committed(c) => Some(*c),
+            Execution::Interrupted(_) => None,
+        }
+    }
+}
+
+/// The loop with a terminal tool: the run ends with the first submit that passes the gate.
+///
+/// The terminal is normally a `SubmitTool<R>`; any [`Terminal`] works, as here.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use submit_agent::{Agent, Executor, Message, Part, ScriptedModel, Terminal, ToolDefinition};
+/// use submit_core::{Accepted, Outcome};
+///
+/// struct Echo;
+/// impl Terminal<Value> for Echo {
+///     fn name(&self) -> &str { "submit_result" }
+///     fn definition(&self) -> ToolDefinition {
+///         ToolDefinition { name: "submit_result".into(), description: "Submit.".into(),
+///             input_schema: json!({"type": "object"}), output_schema: None, resume_schema: None }
+///     }
+///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
+///     fn handle(&self, input: &Value) -> Outcome<Value> {
+///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
+///             recovery: None, tool_result: json!({"success": true}) })
+///     }
+/// }
+///
+/// let model = ScriptedModel::new().then_message(vec![Part::tool_request(
+///     "submit_result", None, json!({"reasoning": "done", "result": {"answer": 42}}),
+/// )]);
+/// let executor = Executor::new(Agent::new(model), Echo).unwrap();
+/// let done = futures::executor::block_on(executor.run(vec![Message::user("go")]))
+///     .unwrap()
+///     .committed()
+///     .unwrap();
+/// assert_eq!(done.response, json!({"answer": 42}));
+/// ```
+pub struct Executor<R> {
+    agent: Agent,
+    terminal: Arc<dyn Terminal<R>>,
+    validators: Vec<Arc<dyn ResultValidator<R>>>,
+    schema: Option<Arc<jsonschema::Validator>>,
+    forbid_forcing: bool,
+}
+
+impl<R> Clone for Executor<R> {
+    fn clone(&self) -> Self {
+        Executor {
+            agent: self.agent.clone(),
+            terminal: Arc::clone(&self.terminal),
+            validators: self.validators.clone(),
+            schema: self.schema.clone(),
+            forbid_forcing: self.forbid_forcing,
+        }
+    }
+}
+
+impl<R> std::fmt::Debug for Executor<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("terminal", &self.terminal.name())
+            .field("validators", &self.validators.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Serialize + Send + Sync + 'static> Executor<R> {
+    /// Wraps `agent` with `terminal`. Fails when a caller tool has the terminal's name.
+    pub fn new(agent: Agent, terminal: impl Terminal<R> + 'static) -> Result<Self, ExecutorError> {
+        if agent.tools().iter().any(|t| t.name() == terminal.name()) {
+            return Err(ExecutorError::TerminalNameTaken(terminal.name().to_owned()));
+        }
+        let mut payload = terminal.payload_schema();
+        schema::strip_required(&mut payload);
+        let schema = match jsonschema::validator_for(&payload) {
+            Ok(v) => Some(Arc::new(v)),
+            Err(e) => {
+                tracing::warn!(error = %e, "payload schema not compiled; the built-in result validator is off");
+                None
+            }
+        };
+        Ok(Executor {
+            agent,
+            terminal: Arc::new(terminal),
+            validators: Vec::new(),
+            schema,
+            forbid_forcing: false,
+        })
+    }
+
+    /// Adds a result validator; validators run concurrently, findings in this order.
+    pub fn validator(mut self, validator: impl ResultValidator<R> + 'static) -> Self {
+        self.validators.push(Arc::new(validator));
+        self
+    }
+
+    /// Never force the tool choice to the terminal tool (the provider forbids it, e.g.
+    /// Anthropic with extended thinking).
+    pub fn forbid_forced_tool_choice(mut self, forbid: bool) -> Self {
+        self.forbid_forcing = forbid;
+        self
+    }
+
+    /// Runs until a submit commits, a call interrupts, or an error stops the run.
+    pub async fn run(&self, messages: Vec<Message>) -> Result<Execution<R>, RunError> {
+        self.execute(messages, None).await
+    }
+
+    /// Resumes an interrupted run.
+    pub async fn resume(
+        &self,
+        messages: Vec<Message>,
+        resume: Resume,
+    ) -> Result<Execution<R>, RunError> {
+        self.execute(messages, Some(resume)).await
+    }
+
+    async fn execute(
+        &self,
+        messages: Vec<Message>,
+        resume: Option<Resume>,
+    ) -> Result<Execution<R>, RunError> {
+        let gate = Gate {
+            executor: self,
+            committed: Mutex::new(None),
+            trace: Mutex::new(Vec::new()),
+        };
+        let response = self.agent.run_with(messages, resume, Some(&gate)).await?;
+        let trace = gate
+            .trace
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let committed = gate
+            .committed
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        match committed {
+            Some(accepted) => {
+                let messages = response.history();
+                Ok(Execution::Committed(Box::new(Committed {
+                    response: accepted.response,
+                    reasoning: accepted.reasoning,
+                    recovery: accepted.recovery,
+                    trace,
+                    messages,
+                    usage: response.usage,
+                })))
+            }
+            None if response.finish_reason == FinishReason::Interrupted => {
+                Ok(Execution::Interrupted(response))
+            }
+            None => Err(RunError::with_partial(
+                RunErrorKind::Model("the run ended without a committed result".into()),
+                response,
+            )),
+        }
+    }
+}
+
+struct Gate<'e, R> {
+    executor: &'e Executor<R>,
+    committed: Mutex<Option<Accepted<R>>>,
+    trace: Mutex<Vec<TraceRecord>>,
+}
+
+impl<R> Gate<'_, R> {
+    fn record(&self, request: &ToolRequest, status: TraceStatus) {
+        self.trace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(TraceRecord {
+                reference: request.reference.clone(),
+                status,
+            });
+    }
+}
+
+fn schema_findings(validator: &jsonschema::Validator, value: &Value) -> Vec<Finding> {
+    schema::problems(validator, value)
+        .into_iter()
+        .map(|p| {
+            let identifier = if p.path.is_empty() {
+                "schema".to_owned()
+            } else {
+                format!("schema:{}", p.path)
+            };
+            let at = if p.path.is_empty() { "result" } else { &p.path };
+            Finding {
+                kind: FindingKind::Review,
+                name: Some(identifier.clone()),
+                identifier,
+                details: format!(
+                    "the submitted result does not conform to its declared schema — {at}: {}",
+                    p.message
+                ),
+                details_url: String::new(),
+            }
+        })
+        .collect()
+}
+
+impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
+    fn name(&self) -> &str {
+        self.executor.terminal.name()
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        self.executor.terminal.definition()
+    }
+
+    fn forbid_forcing(&self) -> bool {
+        self.executor.forbid_forcing
+    }
+
+    fn gate<'a>(&'a self, request: &'a ToolRequest) -> BoxFuture<'a, GateStep> {
+        async move {
+            let accepted = match self.executor.terminal.handle(&request.input) {
+                Outcome::Rejected(rejected) => {
+                    self.record(request, TraceStatus::Rejected(rejected.error));
+                    return GateStep::Answer {
+                        output: rejected.tool_result,
+                        is_error: true,
+                    };
+                }
+                Outcome::Accepted(accepted) => accepted,
+            };
+            let mut findings = match (&self.executor.schema, serde_json::to_value(&accepted.response)) {
+                (Some(v), Ok(value)) => schema_findings(v, &value),
+                (Some(_), Err(e)) => vec![Finding::review(
+                    "schema",
+                    format!("the submitted result could not be re-serialized for validation: {e}"),
+                )],
+                (None, _) => Vec::new(),
+            };
+            let checks = self
+                .executor
+                .validators
+                .iter()
+                .map(|v| v.validate(&accepted.response, &accepted.reasoning));
+            match try_join_all(checks).await {
+                Ok(lists) => findings.extend(lists.into_iter().flatten()),
+                Err(e) => {
+                    let message = e.to_string();
+                    self.record(request, TraceStatus::ValidationFailed(message.clone()));
+                    return GateStep::Abort(message);
+                }
+            }
+            if !findings.is_empty() {
+                self.record(request, TraceStatus::Findings(findings.len()));
+                let error = format!(
+                    "Result rejected: validation raised {} finding(s). Address each finding and call {} again with your corrected, complete result.",
+                    findings.len(),
+                    self.executor.terminal.name()
+                );
+                return GateStep::Answer {
+                    output: json!({ "error": error, "findings": findings }),
+                    is_error: true,
+                };
+            }
+            self.record(request, TraceStatus::Committed(accepted.recovery));
+            let output = accepted.tool_result.clone();
+            *self
+                .committed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(accepted);
+            GateStep::Commit { output }
+        }
+        .boxed()
+    }
+}

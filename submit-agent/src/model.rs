@@ -1,0 +1,281 @@
+//! The model seam: requests, responses, and the async `Model` trait.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Chunk, Message};
+use crate::stream::ModelStream;
+use crate::tool::ToolDefinition;
+
+/// Which tool the model must call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// The model must call some tool.
+    Required,
+    /// The model must not call tools.
+    None,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// One model call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRequest {
+    /// The conversation so far; shared with the loop, so a request is cheap to build.
+    pub messages: Vec<Arc<Message>>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolDefinition>,
+    /// Which tool the model must call.
+    pub tool_choice: ToolChoice,
+}
+
+/// Why the model (or the run) stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end.
+    #[default]
+    Stop,
+    /// The token limit.
+    Length,
+    /// A safety or policy block.
+    Blocked,
+    /// Tool calls paused the run; resume it.
+    Interrupted,
+    /// Stopped by a limit (max turns) or cancellation.
+    Aborted,
+    /// Stopped by an error.
+    Failed,
+    /// Anything else.
+    Other,
+}
+
+/// Token counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, rhs: Usage) {
+        self.input_tokens += rhs.input_tokens;
+        self.output_tokens += rhs.output_tokens;
+    }
+}
+
+/// What one model call returned.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelResponse {
+    /// The model's message.
+    pub message: Message,
+    /// Why it stopped.
+    pub finish_reason: FinishReason,
+    /// Tokens used.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl ModelResponse {
+    /// A response holding `message`, finish reason `stop`, no usage.
+    pub fn new(message: Message) -> Self {
+        ModelResponse {
+            message,
+            finish_reason: FinishReason::Stop,
+            usage: Usage::default(),
+        }
+    }
+}
+
+/// A model call that failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(pub String);
+
+/// A model: takes a request, returns a response, optionally streaming chunks.
+pub trait Model: Send + Sync {
+    /// Generates one response; `stream` is `Some` when the run streams.
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        (**self).generate(request, stream)
+    }
+}
+
+/// One canned step of a [`ScriptedModel`].
+#[derive(Clone, Debug)]
+enum Step {
+    Respond(Vec<Chunk>, ModelResponse),
+    Fail(String),
+}
+
+#[derive(Default)]
+struct Script {
+    steps: VecDeque<Step>,
+    repeat_last: Option<Step>,
+    requests: Vec<ModelRequest>,
+}
+
+/// A model that replays canned responses and records every request. Clones share the script.
+///
+/// ```
+/// use submit_agent::{Message, Part, ScriptedModel};
+///
+/// let model = ScriptedModel::new().then_text("hello");
+/// let agent = submit_agent::Agent::new(model.clone());
+/// let response = futures::executor::block_on(agent.generate(vec![Message::user("hi")])).unwrap();
+/// assert_eq!(response.text(), "hello");
+/// assert_eq!(model.requests().len(), 1);
+/// ```
+#[derive(Clone, Default)]
+pub struct ScriptedModel {
+    script: Arc<Mutex<Script>>,
+}
+
+impl std::fmt::Debug for ScriptedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptedModel")
+            .field("requests", &self.requests().len())
+            .finish()
+    }
+}
+
+impl ScriptedModel {
+    /// An empty script.
+    pub fn new() -> Self {
+        ScriptedModel::default()
+    }
+
+    fn push(self, step: Step) -> Self {
+        self.lock().steps.push_back(step);
+        self
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Script> {
+        self.script.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Then answers with `response`.
+    pub fn then(self, response: ModelResponse) -> Self {
+        self.push(Step::Respond(Vec::new(), response))
+    }
+
+    /// Then answers with a model message of these parts.
+    pub fn then_message(self, parts: Vec<crate::Part>) -> Self {
+        self.then(ModelResponse::new(Message::model(parts)))
+    }
+
+    /// Then answers with text.
+    pub fn then_text(self, text: impl Into<String>) -> Self {
+        self.then_message(vec![crate::Part::text(text)])
+    }
+
+    /// Then streams `chunks` and answers with `response`.
+    pub fn then_streamed(self, chunks: Vec<Chunk>, response: ModelResponse) -> Self {
+        self.push(Step::Respond(chunks, response))
+    }
+
+    /// Then fails with `message`.
+    pub fn then_fail(self, message: impl Into<String>) -> Self {
+        self.push(Step::Fail(message.into()))
+    }
+
+    /// Once the script is used up, answers every further call with `parts`.
+    pub fn repeat_message(self, parts: Vec<crate::Part>) -> Self {
+        self.lock().repeat_last = Some(Step::Respond(
+            Vec::new(),
+            ModelResponse::new(Message::model(parts)),
+        ));
+        self
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The number of steps not yet used.
+    pub fn remaining(&self) -> usize {
+        self.lock().steps.len()
+    }
+}
+
+impl Model for ScriptedModel {
+    fn generate<'a>(
+        &'a self,
+        request: ModelRequest,
+        stream: Option<ModelStream>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        let step = {
+            let mut script = self.lock();
+            script.requests.push(request);
+            script
+                .steps
+                .pop_front()
+                .or_else(|| script.repeat_last.clone())
+        };
+        async move {
+            match step {
+                None => Err(ModelError(
+                    "the scripted model has no response left: add one with then_…".into(),
+                )),
+                Some(Step::Fail(message)) => Err(ModelError(message)),
+                Some(Step::Respond(chunks, response)) => {
+                    if let Some(stream) = &stream {
+                        for chunk in chunks {
+                            stream
+                                .send(chunk)
+                                .map_err(|e| ModelError(format!("streaming failed: {e}")))?;
+                        }
+                    }
+                    Ok(response)
+                }
+            }
+        }
+        .boxed()
+    }
+}
+
+/// A model from a closure over the request.
+pub fn model_fn<F>(function: F) -> impl Model
+where
+    F: Fn(ModelRequest) -> Result<ModelResponse, ModelError> + Send + Sync,
+{
+    struct FnModel<F>(F);
+    impl<F> Model for FnModel<F>
+    where
+        F: Fn(ModelRequest) -> Result<ModelResponse, ModelError> + Send + Sync,
+    {
+        fn generate<'a>(
+            &'a self,
+            request: ModelRequest,
+            _stream: Option<ModelStream>,
+        ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+            futures::future::ready((self.0)(request)).boxed()
+        }
+    }
+    FnModel(function)
+}
