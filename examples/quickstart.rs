@@ -5,15 +5,17 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use submit_result::{Metadata, Provider, SubmitResult, SubmitTool};
+use serde_json::{json, Value};
+use submit_result::{Outcome, Provider, SubmitResult, SubmitTool};
 
 /// The triage of a bug report.
-// derive: #[derive(Deserialize, JsonSchema, SubmitResult)]
-//         #[submit_result(name = "submit_triage", payload = "triage",
-//                         payload_description = "The triage of the report.",
-//                         success = "Triage recorded.")]
-#[allow(dead_code, reason = "the fields are read once calls are parsed")]
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, SubmitResult)]
+#[submit_result(
+    name = "submit_triage",
+    payload = "triage",
+    payload_description = "The triage of the report.",
+    success = "Triage recorded."
+)]
 struct Triage {
     /// One sentence saying what is broken.
     summary: String,
@@ -41,25 +43,12 @@ enum Severity {
 }
 
 /// A report this one duplicates.
-#[allow(dead_code, reason = "the fields are read once calls are parsed")]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct Duplicate {
     /// The other report's number.
     number: u64,
     /// Why they are the same bug.
     reason: String,
-}
-
-impl SubmitResult for Triage {
-    fn metadata() -> Metadata {
-        Metadata {
-            name: Some("submit_triage".into()),
-            payload: Some("triage".into()),
-            payload_description: Some("The triage of the report.".into()),
-            success: Some("Triage recorded.".into()),
-            ..Metadata::EMPTY
-        }
-    }
 }
 
 /// Builds the submit tool from the type's metadata: the schema and the four definitions are
@@ -81,6 +70,91 @@ fn print_definitions(tool: &SubmitTool<Triage>) -> Result<(), serde_json::Error>
     Ok(())
 }
 
+/// Calls the way models really send them, one per provider shape.
+fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
+    let payload = r#"{"summary":"Export to CSV drops the last row","severity":"medium","components":["export"],"affected_users":120}"#;
+    vec![
+        (
+            "a clean call",
+            Provider::Claude,
+            json!({
+                "type": "tool_use", "id": "toolu_01", "name": "submit_triage",
+                "input": {
+                    "reasoning": "The report has steps to reproduce and a sample file.",
+                    "triage": serde_json::from_str::<Value>(payload).unwrap_or(Value::Null),
+                }
+            }),
+        ),
+        (
+            "the payload JSON-encoded into a string, closed with stray tags",
+            Provider::OpenAiChat,
+            json!({
+                "id": "call_02", "type": "function",
+                "function": {
+                    "name": "submit_triage",
+                    "arguments": json!({
+                        "reasoning": "Reproduced on the latest build.",
+                        "triage": format!("{payload}</triage>\n</invoke>"),
+                    }).to_string(),
+                }
+            }),
+        ),
+        (
+            "the payload written inside the reasoning",
+            Provider::Gemini,
+            json!({
+                "functionCall": {
+                    "name": "submit_triage",
+                    "args": {
+                        "reasoning": format!(
+                            "Two users confirm it.</reasoning>\n<parameter name=\"triage\">{payload}"
+                        ),
+                    }
+                }
+            }),
+        ),
+        (
+            "a string with prose after the object: ambiguous, so declined",
+            Provider::OpenAiResponses,
+            json!({
+                "type": "function_call", "call_id": "call_04", "name": "submit_triage",
+                "arguments": json!({
+                    "reasoning": "Done.",
+                    "triage": format!("{payload} and I also think it is urgent"),
+                }).to_string(),
+            }),
+        ),
+    ]
+}
+
+/// Parses each sample call and prints what happened to it.
+fn parse_calls(tool: &SubmitTool<Triage>) {
+    for (what, provider, call) in sample_calls() {
+        println!("── {what} ({provider}) ──");
+        match tool.handle(provider, &call) {
+            Outcome::Accepted(accepted) => {
+                let recovery = accepted
+                    .recovery
+                    .map_or("none".to_owned(), |r| format!("{r:?}"));
+                println!("accepted, recovery: {recovery}");
+                println!("reasoning: {:?}", accepted.reasoning);
+                println!("response: {:?}", accepted.response);
+                println!("tool result: {}", accepted.tool_result);
+            }
+            Outcome::Rejected(rejected) => {
+                println!(
+                    "rejected, class: {:?}, cause: {:?}",
+                    rejected.error.class(),
+                    rejected.error.cause()
+                );
+                println!("trace: {}", rejected.error.trace_text());
+                println!("tool result: {}", rejected.tool_result);
+            }
+        }
+        println!();
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tool = build_tool()?;
     println!(
@@ -89,5 +163,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tool.payload_field()
     );
     print_definitions(&tool)?;
+    parse_calls(&tool);
     Ok(())
 }

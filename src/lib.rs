@@ -1,13 +1,57 @@
 //! A terminal `submit_result` tool for LLM agents: one derive gives the tool's definition for
 //! Anthropic, Gemini, OpenAI Chat and OpenAI Responses, and a parser that recovers the known
 //! model mistakes exactly and classifies every rejection.
+//!
+//! ```
+//! use submit_result::{ErrorClass, Outcome, ParameterCause, Provider, SubmitResult, SubmitTool};
+//!
+//! /// The analysis of a failed build.
+//! #[derive(Debug, serde::Deserialize, schemars::JsonSchema, SubmitResult)]
+//! #[submit_result(name = "submit_analysis", payload = "analysis")]
+//! struct Analysis {
+//!     /// What failed and why.
+//!     summary: String,
+//! }
+//!
+//! let tool = SubmitTool::<Analysis>::for_response()?;
+//! let definition = tool.definition(Provider::Claude);
+//! assert_eq!(definition["input_schema"]["required"], serde_json::json!(["reasoning", "analysis"]));
+//!
+//! // The model wrote the payload inside its reasoning, after a parameter opener.
+//! let call = serde_json::json!({
+//!     "type": "tool_use", "id": "toolu_1", "name": "submit_analysis",
+//!     "input": {"reasoning": "the log shows it</reasoning>\n<parameter name=\"analysis\">{\"summary\":\"flaky test\"}"}
+//! });
+//! let Outcome::Accepted(accepted) = tool.handle(Provider::Claude, &call) else { unreachable!() };
+//! assert_eq!(accepted.response.summary, "flaky test");
+//! assert_eq!(accepted.reasoning, "the log shows it");
+//!
+//! // A placeholder in a string with prose after it is ambiguous: rejected, with the cause.
+//! let call = serde_json::json!({
+//!     "type": "tool_use", "id": "toolu_2", "name": "submit_analysis",
+//!     "input": {"reasoning": "done", "analysis": "{\"summary\":\"x\"} and that is all"}
+//! });
+//! let Outcome::Rejected(rejected) = tool.handle(Provider::Claude, &call) else { unreachable!() };
+//! assert_eq!(rejected.error.class(), ErrorClass::Parameter);
+//! assert_eq!(rejected.error.cause(), Some(ParameterCause::StringifiedDeclined));
+//! # Ok::<(), submit_result::BuildError>(())
+//! ```
+//!
+//! # Details
+//!
+//! - [`SubmitTool`] is built once from a response type (or, with
+//!   [`SubmitTool::from_json_schema`], from a JSON Schema document); it holds the payload schema
+//!   and the four definitions, and parses calls with [`SubmitTool::handle`].
+//! - [`Options`] adjusts names, descriptions, `flat`, `omit_reasoning`, omitted fields, strict
+//!   mode and the Gemini schema form; [`Options::from_tag`] reads the tag grammar at run time.
+//! - [`agent`] is the tool loop whose executor ends a run on an accepted, validated submit.
 
 #![forbid(unsafe_code)]
 
 pub use submit_core::{
-    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
-    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
-    SubmitError, SubmitResult, SubmitTool, UnknownProvider,
+    Accepted, Arguments, BuildError, Call, CallRecord, CallShapeError, ErrorClass, GeminiSchema,
+    Metadata, MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause,
+    Provider, Recovery, Rejected, SubmitError, SubmitResult, SubmitTool, Trace, UnknownProvider,
 };
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
@@ -199,6 +243,10 @@ pub use submit_derive::SubmitResult;
 
 /// The tool loop and the executor.
 pub use submit_agent as agent;
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 // Not public API. Referenced by macro-generated code.
 #[doc(hidden)]

@@ -531,3 +531,51 @@ fn the_submit_tool_is_advertised_with_the_callers_tools() {
         .collect();
     assert_eq!(names, ["submit_result", "lookup"]);
 }
+
+#[test]
+fn a_submit_beside_an_interrupted_call_is_gated_after_the_resume() {
+    use submit_result::agent::{Resume, ToolApproval};
+    #[derive(Deserialize, JsonSchema)]
+    struct Empty {}
+    let runs = Arc::new(Mutex::new(0));
+    let counter = Arc::clone(&runs);
+    let refund = Tool::new("refund", "", move |_: ToolContext, _: Empty| {
+        let counter = Arc::clone(&counter);
+        async move {
+            *counter.lock().unwrap() += 1;
+            Ok::<_, ToolError>("refunded")
+        }
+    });
+    let model = ScriptedModel::new().then_message(vec![
+        Part::tool_request("refund", None, json!({})),
+        submit("submit_result", "refund issued", "done"),
+    ]);
+    let agent = Agent::new(model.clone())
+        .hook(ToolApproval::new(Vec::<String>::new()))
+        .tool(refund);
+    let executor = Executor::<Answer>::new(agent, StandIn::new("submit_result")).unwrap();
+    let Execution::Interrupted(paused) = block_on(executor.run(vec![Message::user("go")])).unwrap()
+    else {
+        panic!("expected the refund to be held");
+    };
+    assert_eq!(paused.interrupts().len(), 1);
+    let approve = paused.interrupts()[0]
+        .to_tool_restart(Some(json!({"toolApproved": true})))
+        .unwrap();
+    let done = committed(
+        block_on(executor.resume(paused.history(), Resume::new().restart(approve))).unwrap(),
+    );
+    assert_eq!(done.response.answer, "done");
+    assert_eq!(*runs.lock().unwrap(), 1);
+    // Committed during the resume: the model was not called again.
+    assert_eq!(model.requests().len(), 1);
+    let outputs: Vec<_> = done
+        .messages
+        .last()
+        .unwrap()
+        .tool_responses()
+        .map(|r| r.output.clone().unwrap())
+        .collect();
+    assert_eq!(outputs[0], json!("refunded"));
+    assert_eq!(outputs[1]["success"], json!(true));
+}

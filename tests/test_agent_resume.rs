@@ -480,7 +480,8 @@ fn r18_integer_resume_data_stays_an_integer() {
     }
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
-    let seen: Arc<Mutex<Vec<(Option<N>, Option<Value>)>>> = Arc::default();
+    type Calls = Vec<(Option<N>, Option<Value>)>;
+    let seen: Arc<Mutex<Calls>> = Arc::default();
     let log = Arc::clone(&seen);
     let tool = TypedTool::<Empty, i64, N>::resumable(
         "count",

@@ -24,7 +24,11 @@ fn one_call(name: &str, input: Value) -> ScriptedModel {
 /// The tool message the model received in its second request.
 fn tool_message(model: &ScriptedModel) -> Message {
     let requests = model.requests();
-    requests[1].messages.last().cloned().unwrap()
+    requests[1]
+        .messages
+        .last()
+        .map(|m| Message::clone(m))
+        .unwrap()
 }
 
 #[test]

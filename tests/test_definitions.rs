@@ -3,13 +3,16 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use submit_result::{
-    BuildError, GeminiSchema, Metadata, Options, Provider, SubmitResult, SubmitTool,
-};
+use submit_result::{BuildError, GeminiSchema, Options, Provider, SubmitResult, SubmitTool};
 
 /// A review of a code change.
 #[allow(dead_code, reason = "fields are read through the schema only")]
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, SubmitResult)]
+#[submit_result(
+    name = "submit_review",
+    payload = "review",
+    payload_description = "The review of the change."
+)]
 struct Review {
     /// One-paragraph summary of the change.
     summary: String,
@@ -51,39 +54,17 @@ struct Finding {
     severity: u8,
 }
 
-// derive: #[submit_result(name = "submit_review", payload = "review",
-//                         payload_description = "The review of the change.")]
-impl SubmitResult for Review {
-    fn metadata() -> Metadata {
-        Metadata {
-            name: Some("submit_review".into()),
-            payload: Some("review".into()),
-            payload_description: Some("The review of the change.".into()),
-            ..Metadata::EMPTY
-        }
-    }
-}
-
 /// The decision on an escalation.
 #[allow(dead_code, reason = "fields are read through the schema only")]
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, SubmitResult)]
+#[submit_result(
+    "name=submit_decision,description=Submit the decision\\, once.,payloadDescription=Escalate\\, block\\, or approve.,flat"
+)]
 struct Decision {
     /// `escalate`, `block` or `approve`.
     verdict: String,
     /// Who should look next.
     assignee: Option<String>,
-}
-
-// derive: #[submit_result("name=submit_decision,description=Submit the decision\, once.,
-//                          payloadDescription=Escalate\, block\, or approve.,flat")]
-impl SubmitResult for Decision {
-    fn metadata() -> Metadata {
-        Metadata::from_tag(
-            "name=submit_decision,description=Submit the decision\\, once.,\
-             payloadDescription=Escalate\\, block\\, or approve.,flat",
-        )
-        .unwrap()
-    }
 }
 
 fn review_tool(options: Options) -> SubmitTool<Review> {

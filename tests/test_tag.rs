@@ -237,8 +237,21 @@ fn every_mistake_is_reported_together() {
     let found = errors("nmae=x,name=,flat=maybe,flat");
     assert_eq!(found.len(), 4, "{found:?}");
     let error = Options::from_tag("nmae=x,name=,flat=maybe,flat").unwrap_err();
-    assert!(matches!(error, BuildError::Metadata(_)), "{error:?}");
-    assert_eq!(error.to_string().matches("; ").count(), 3, "{error}");
+    let BuildError::Metadata(errors) = &error else {
+        panic!("expected metadata errors, got {error:?}");
+    };
+    assert_eq!(errors.0.len(), 4, "{error}");
+    for part in [
+        "`nmae`",
+        "empty value for `name`",
+        "got `maybe`",
+        "duplicate",
+    ] {
+        assert!(
+            error.to_string().contains(part),
+            "{part} missing from {error}"
+        );
+    }
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub(crate) enum Stage {
 /// ([`ToolContext::detached`]) every verb is a harmless no-op.
 ///
 /// ```
-/// use submit_result::agent::{Part, ToolContext};
+/// use submit_agent::{Part, ToolContext};
 ///
 /// let ctx = ToolContext::detached();
 /// ctx.attach_parts([Part::text("ignored outside a loop")]);
@@ -193,7 +193,7 @@ impl ToolContext {
     /// fails the call like any tool error.
     ///
     /// ```
-    /// use submit_result::agent::ToolContext;
+    /// use submit_agent::ToolContext;
     ///
     /// let ctx = ToolContext::detached();
     /// assert!(ctx.interrupt(serde_json::json!({"reason": "large"})).is_interrupt());

@@ -16,7 +16,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// other error, which stops the run. `?` turns any `std::error::Error` into the last kind.
 ///
 /// ```
-/// use submit_result::agent::{ToolContext, ToolError};
+/// use submit_agent::{ToolContext, ToolError};
 ///
 /// let ctx = ToolContext::detached();
 /// let err = ctx.fail(std::io::Error::other("no such record"));
@@ -24,7 +24,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// assert_eq!(err.to_string(), "no such record");
 /// ```
 pub struct ToolError {
-    repr: Repr,
+    repr: Box<Repr>,
     /// Set when the tool stage itself returned the error (or the tool was missing).
     pub(crate) from_tool: bool,
 }
@@ -44,55 +44,47 @@ enum Repr {
 }
 
 impl ToolError {
+    fn from_repr(repr: Repr) -> Self {
+        ToolError {
+            repr: Box::new(repr),
+            from_tool: false,
+        }
+    }
+
     /// An error meant for the model: the loop answers the call with `{"error": <message>}`.
     pub fn fail<E>(error: E) -> Self
     where
         E: std::error::Error + Send + Sync + 'static,
     {
-        ToolError {
-            repr: Repr::Fail {
-                message: error.to_string(),
-                source: Some(Box::new(error)),
-            },
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Fail {
+            message: error.to_string(),
+            source: Some(Box::new(error)),
+        })
     }
 
     /// An error meant for the model, from a message.
     pub fn fail_message(message: impl Into<String>) -> Self {
-        ToolError {
-            repr: Repr::Fail {
-                message: message.into(),
-                source: None,
-            },
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Fail {
+            message: message.into(),
+            source: None,
+        })
     }
 
     /// A plain error that stops the run, from a message.
     pub fn msg(message: impl fmt::Display) -> Self {
-        ToolError {
-            repr: Repr::Message(message.to_string()),
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Message(message.to_string()))
     }
 
     pub(crate) fn interrupt(interrupt: Interrupt) -> Self {
-        ToolError {
-            repr: Repr::Interrupt(interrupt),
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Interrupt(interrupt))
     }
 
     /// Wraps this error with context; whether it is a fail or an interrupt is kept.
     pub fn context(self, context: impl fmt::Display) -> Self {
-        ToolError {
-            repr: Repr::Wrapped {
-                context: context.to_string(),
-                inner: Box::new(self),
-            },
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Wrapped {
+            context: context.to_string(),
+            inner: Box::new(self),
+        })
     }
 
     /// True for an error made with [`ToolError::fail`] (through any wrapping).
@@ -102,7 +94,7 @@ impl ToolError {
 
     /// The message the model reads for a fail: the innermost fail's message.
     pub fn fail_text(&self) -> Option<&str> {
-        match &self.repr {
+        match self.repr.as_ref() {
             Repr::Fail { message, .. } => Some(message),
             Repr::Wrapped { inner, .. } => inner.fail_text(),
             _ => None,
@@ -116,7 +108,7 @@ impl ToolError {
 
     /// The interrupt this error carries.
     pub fn as_interrupt(&self) -> Option<&Interrupt> {
-        match &self.repr {
+        match self.repr.as_ref() {
             Repr::Interrupt(i) => Some(i),
             Repr::Wrapped { inner, .. } => inner.as_interrupt(),
             _ => None,
@@ -131,7 +123,7 @@ impl ToolError {
 
     /// The wrapped error, if this error was made from one (`fail` or `?`).
     pub fn source_error(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
-        match &self.repr {
+        match self.repr.as_ref() {
             Repr::Fail {
                 source: Some(e), ..
             }
@@ -145,7 +137,7 @@ impl ToolError {
     /// rather than from a hook that replaced it.
     pub(crate) fn is_tools_own(&self) -> bool {
         self.from_tool
-            || match &self.repr {
+            || match self.repr.as_ref() {
                 Repr::Wrapped { inner, .. } => inner.is_tools_own(),
                 _ => false,
             }
@@ -159,7 +151,7 @@ impl ToolError {
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.repr {
+        match self.repr.as_ref() {
             Repr::Fail { message, .. } => f.write_str(message),
             Repr::Interrupt(_) => f.write_str("tool call interrupted"),
             Repr::Other(e) => fmt::Display::fmt(e, f),
@@ -171,7 +163,7 @@ impl fmt::Display for ToolError {
 
 impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match &self.repr {
+        let kind = match self.repr.as_ref() {
             Repr::Fail { .. } => "fail",
             Repr::Interrupt(_) => "interrupt",
             Repr::Other(_) | Repr::Message(_) => "error",
@@ -190,10 +182,7 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     fn from(error: E) -> Self {
-        ToolError {
-            repr: Repr::Other(Box::new(error)),
-            from_tool: false,
-        }
+        ToolError::from_repr(Repr::Other(Box::new(error)))
     }
 }
 

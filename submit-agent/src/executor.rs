@@ -115,7 +115,7 @@ pub trait ResultValidator<R>: Send + Sync {
 /// A result validator from a synchronous closure.
 ///
 /// ```
-/// use submit_result::agent::{validator_fn, Finding, ResultValidator};
+/// use submit_agent::{validator_fn, Finding, ResultValidator};
 ///
 /// let v = validator_fn(|answer: &String, _reasoning: &str| {
 ///     Ok(if answer.is_empty() { vec![Finding::review("empty", "answer is empty")] } else { vec![] })
@@ -235,13 +235,36 @@ impl<R> Execution<R> {
 
 /// The loop with a terminal tool: the run ends with the first submit that passes the gate.
 ///
-/// ```no_run
-/// # // The submit tool is built from a type's schema; see the crate docs.
-/// use submit_result::agent::{Agent, Executor, ScriptedModel};
-/// use submit_result::SubmitTool;
-/// # #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)] struct Answer { answer: String }
-/// let tool = SubmitTool::<Answer>::new(submit_result::Options::new()).unwrap();
-/// let executor = Executor::new(Agent::new(ScriptedModel::new()), tool).unwrap();
+/// The terminal is normally a `SubmitTool<R>`; any [`Terminal`] works, as here.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use submit_agent::{Agent, Executor, Message, Part, ScriptedModel, Terminal, ToolDefinition};
+/// use submit_core::{Accepted, Outcome};
+///
+/// struct Echo;
+/// impl Terminal<Value> for Echo {
+///     fn name(&self) -> &str { "submit_result" }
+///     fn definition(&self) -> ToolDefinition {
+///         ToolDefinition { name: "submit_result".into(), description: "Submit.".into(),
+///             input_schema: json!({"type": "object"}), output_schema: None, resume_schema: None }
+///     }
+///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
+///     fn handle(&self, input: &Value) -> Outcome<Value> {
+///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
+///             recovery: None, tool_result: json!({"success": true}) })
+///     }
+/// }
+///
+/// let model = ScriptedModel::new().then_message(vec![Part::tool_request(
+///     "submit_result", None, json!({"reasoning": "done", "result": {"answer": 42}}),
+/// )]);
+/// let executor = Executor::new(Agent::new(model), Echo).unwrap();
+/// let done = futures::executor::block_on(executor.run(vec![Message::user("go")]))
+///     .unwrap()
+///     .committed()
+///     .unwrap();
+/// assert_eq!(done.response, json!({"answer": 42}));
 /// ```
 pub struct Executor<R> {
     agent: Agent,

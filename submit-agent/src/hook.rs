@@ -44,7 +44,7 @@ pub trait ToolHook: Send + Sync {
 ///
 /// ```
 /// use futures::FutureExt;
-/// use submit_result::agent::{tool_hook_fn, ToolHook};
+/// use submit_agent::{tool_hook_fn, ToolHook};
 ///
 /// let log = tool_hook_fn("log", |_ctx, call, next| {
 ///     async move { next.run(call).await }.boxed()

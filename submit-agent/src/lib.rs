@@ -8,7 +8,7 @@
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //! use serde_json::json;
-//! use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+//! use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
 //!
 //! #[derive(Deserialize, JsonSchema)]
 //! struct Weather { city: String }
@@ -25,6 +25,7 @@
 //! ```
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod context;
 mod error;
@@ -69,3 +70,60 @@ pub use stream::{ChunkSink, ModelStream, StreamError};
 pub use tool::{
     interrupt_as, DefinitionError, InterruptedCall, Tool, ToolDefinition, ToolOutput, TypedTool,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn runs_can_be_spawned_on_multi_threaded_executors() {
+        assert_send_sync::<Agent>();
+        assert_send_sync::<Tool>();
+        assert_send_sync::<ToolContext>();
+        assert_send_sync::<Executor<serde_json::Value>>();
+        let agent = Agent::new(ScriptedModel::new().then_text("hi"));
+        let run = agent.generate(vec![Message::user("hi")]);
+        assert_send(&run);
+        let resume = agent.resume(vec![], Resume::new());
+        assert_send(&resume);
+        assert_eq!(futures::executor::block_on(run).unwrap().text(), "hi");
+    }
+
+    struct Never;
+
+    impl Terminal<serde_json::Value> for Never {
+        fn name(&self) -> &str {
+            "submit_result"
+        }
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition {
+                name: "submit_result".into(),
+                description: String::new(),
+                input_schema: serde_json::json!({"type": "object"}),
+                output_schema: None,
+                resume_schema: None,
+            }
+        }
+        fn payload_schema(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn handle(&self, _input: &serde_json::Value) -> submit_core::Outcome<serde_json::Value> {
+            submit_core::Outcome::Accepted(submit_core::Accepted {
+                response: serde_json::Value::Null,
+                reasoning: String::new(),
+                recovery: None,
+                tool_result: serde_json::json!({"success": true}),
+            })
+        }
+    }
+
+    #[test]
+    fn executor_runs_can_be_spawned_on_multi_threaded_executors() {
+        let executor = Executor::new(Agent::new(ScriptedModel::new()), Never).unwrap();
+        assert_send(&executor.run(vec![Message::user("hi")]));
+        assert_send(&executor.resume(vec![], Resume::new()));
+    }
+}

@@ -30,7 +30,7 @@ pub enum Role {
 /// One message of a conversation.
 ///
 /// ```
-/// use submit_result::agent::{Message, Role};
+/// use submit_agent::{Message, Role};
 ///
 /// let message = Message::user("What is 2 + 2?");
 /// assert_eq!(message.role, Role::User);
@@ -178,6 +178,10 @@ pub struct ToolResponse {
 
 /// What a part holds.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "tool requests carry their state inline so callers can match and edit it directly"
+)]
 pub enum PartKind {
     /// Text.
     Text(String),
@@ -198,7 +202,7 @@ pub enum PartKind {
 /// One piece of a message.
 ///
 /// ```
-/// use submit_result::agent::Part;
+/// use submit_agent::Part;
 ///
 /// let part = Part::text("hello");
 /// let json = serde_json::to_value(&part).unwrap();
@@ -366,7 +370,7 @@ impl Part {
     ///
     /// ```
     /// use serde_json::json;
-    /// use submit_result::agent::{Interrupt, Part, PartKind};
+    /// use submit_agent::{Interrupt, Part, PartKind};
     ///
     /// let mut part = Part::tool_request("transfer", Some("1".into()), json!({"amount": 200}));
     /// if let PartKind::ToolRequest(r) = &mut part.kind {

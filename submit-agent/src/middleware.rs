@@ -18,7 +18,7 @@ use crate::tool::ToolOutput;
 /// error a hook made in place of the tool's own stays hard.
 ///
 /// ```
-/// use submit_result::agent::SoftToolErrors;
+/// use submit_agent::SoftToolErrors;
 ///
 /// assert!(SoftToolErrors::all().covers("anything"));
 /// assert!(!SoftToolErrors::only(["search"]).covers("delete"));

@@ -30,8 +30,8 @@ pub enum ToolChoice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelRequest {
-    /// The conversation so far.
-    pub messages: Vec<Message>,
+    /// The conversation so far; shared with the loop, so a request is cheap to build.
+    pub messages: Vec<Arc<Message>>,
     /// The tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// Which tool the model must call.
@@ -142,10 +142,10 @@ struct Script {
 /// A model that replays canned responses and records every request. Clones share the script.
 ///
 /// ```
-/// use submit_result::agent::{Message, Part, ScriptedModel};
+/// use submit_agent::{Message, Part, ScriptedModel};
 ///
 /// let model = ScriptedModel::new().then_text("hello");
-/// let agent = submit_result::agent::Agent::new(model.clone());
+/// let agent = submit_agent::Agent::new(model.clone());
 /// let response = futures::executor::block_on(agent.generate(vec![Message::user("hi")])).unwrap();
 /// assert_eq!(response.text(), "hello");
 /// assert_eq!(model.requests().len(), 1);

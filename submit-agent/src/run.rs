@@ -73,7 +73,7 @@ impl Response {
 /// Directives answering the interrupts of a stored conversation.
 ///
 /// ```
-/// use submit_result::agent::{Part, Resume};
+/// use submit_agent::{Part, Resume};
 ///
 /// let resume = Resume::new().respond(Part::tool_response("ask", Some("1".into()), None));
 /// assert_eq!(resume.respond.len(), 1);
@@ -129,7 +129,7 @@ impl Resume {
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use serde_json::json;
-/// use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+/// use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -286,7 +286,7 @@ impl Agent {
             },
             terminal,
             definitions,
-            messages,
+            messages: messages.into_iter().map(Arc::new).collect(),
             start,
             usage: Usage::default(),
             turn: 0,
@@ -295,7 +295,14 @@ impl Agent {
             force_next: false,
         };
         if let Some(resume) = resume {
-            if let Some(done) = run.resume(resume).await? {
+            let info = TurnInfo {
+                turn: 0,
+                message_index: 0,
+            };
+            let body = run.resume(resume).map(|r| {
+                r.map(|done| TurnEnd(done.map_or(TurnOutcome::Continue, TurnOutcome::Done)))
+            });
+            if let TurnOutcome::Done(done) = with_turn_hooks(self, info, body.boxed()).await? {
                 return Ok(done);
             }
             run.turn = 1;
@@ -303,6 +310,19 @@ impl Agent {
         }
         run.drive().await
     }
+}
+
+/// Runs a turn's body inside the turn hooks, the first outermost.
+async fn with_turn_hooks<'b>(
+    agent: &'b Agent,
+    info: TurnInfo,
+    body: BoxFuture<'b, Result<TurnEnd, RunError>>,
+) -> Result<TurnOutcome, RunError> {
+    let mut turn = body;
+    for hook in agent.turn_hooks.iter().rev() {
+        turn = hook.wrap_turn(info, turn);
+    }
+    Ok(turn.await?.0)
 }
 
 /// What a turn ended with.
@@ -331,6 +351,10 @@ pub(crate) enum GateStep {
 }
 
 /// How one call ended.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "short-lived, one per call; boxing the common case buys nothing"
+)]
 enum CallResult {
     Done(Part),
     Interrupted(Interrupt),
@@ -437,7 +461,7 @@ struct Run<'a> {
     exec: Exec<'a>,
     terminal: Option<&'a dyn TerminalGate>,
     definitions: Vec<ToolDefinition>,
-    messages: Vec<Message>,
+    messages: Vec<Arc<Message>>,
     start: usize,
     usage: Usage,
     turn: usize,
@@ -463,7 +487,7 @@ impl<'a> Run<'a> {
         note: Option<&str>,
     ) -> Response {
         Response {
-            messages: self.messages.clone(),
+            messages: self.messages.iter().map(|m| Message::clone(m)).collect(),
             message,
             finish_reason: finish,
             finish_message: note.map(str::to_owned),
@@ -484,12 +508,8 @@ impl<'a> Run<'a> {
                 turn: self.turn,
                 message_index: self.messages.len().saturating_sub(self.start),
             };
-            let mut turn: BoxFuture<'_, Result<TurnEnd, RunError>> =
-                self.turn_body(info).map(|r| r.map(TurnEnd)).boxed();
-            for hook in agent.turn_hooks.iter().rev() {
-                turn = hook.wrap_turn(info, turn);
-            }
-            match turn.await?.0 {
+            let body = self.turn_body(info).map(|r| r.map(TurnEnd)).boxed();
+            match with_turn_hooks(agent, info, body).await? {
                 TurnOutcome::Continue => self.turn += 1,
                 TurnOutcome::Done(response) => return Ok(response),
             }
@@ -543,8 +563,8 @@ impl<'a> Run<'a> {
                         FinishReason::Failed,
                     ));
                 }
-                self.messages.push(message);
-                self.messages.push(Message::user(nudge(t.name())));
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(Message::user(nudge(t.name()))));
                 self.force_next = !t.forbid_forcing();
                 return Ok(TurnOutcome::Continue);
             }
@@ -574,8 +594,8 @@ impl<'a> Run<'a> {
                 committed,
             } => {
                 let index = info.message_index + 1;
-                self.messages.push(message.clone());
-                self.messages.push(tool_message.clone());
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(tool_message.clone()));
                 self.stream_tool_message(&tool_message, index)?;
                 if committed {
                     // The conversation ends with the tool message answering the submit.
@@ -754,7 +774,7 @@ impl<'a> Run<'a> {
                 return Err(invalid(format!("tool {name:?} not found")));
             }
         }
-        let Some(last) = self.messages.last().cloned() else {
+        let Some(last) = self.messages.last().map(|m| Message::clone(m)) else {
             return Err(invalid(
                 "cannot resume a conversation with no messages".into(),
             ));
@@ -873,6 +893,9 @@ impl<'a> Run<'a> {
         }
 
         // Every directive checked: run the steps concurrently.
+        if let Some(stream) = &self.exec.stream {
+            stream.begin_resume();
+        }
         let exec = &self.exec;
         let results: HashMap<usize, CallResult> =
             join_all(plan.into_iter().map(|(i, step)| async move {
@@ -984,9 +1007,9 @@ impl<'a> Run<'a> {
         );
         tool_message.metadata = Some(meta);
         self.messages.truncate(history_len);
-        self.messages.push(revised.clone());
+        self.messages.push(Arc::new(revised));
         self.start = self.messages.len();
-        self.messages.push(tool_message.clone());
+        self.messages.push(Arc::new(tool_message.clone()));
         self.stream_tool_message(&tool_message, 0)?;
         if committed {
             self.messages.pop();

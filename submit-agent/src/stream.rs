@@ -17,8 +17,8 @@ struct State {
     index: usize,
     /// The role of the current message.
     role: Role,
-    /// The index of the turn's model message.
-    base: usize,
+    /// The index tool chunks are labelled with: the turn's tool message.
+    tool_index: usize,
 }
 
 /// The run's stream: serializes sends and applies the index rules.
@@ -34,7 +34,7 @@ impl Stream {
             state: Mutex::new(State {
                 index: 0,
                 role: Role::Model,
-                base: 0,
+                tool_index: 1,
             }),
         })
     }
@@ -47,8 +47,16 @@ impl Stream {
     pub(crate) fn begin_turn(&self, index: usize) {
         let mut s = self.lock();
         s.index = index;
-        s.base = index;
+        s.tool_index = index + 1;
         s.role = Role::Model;
+    }
+
+    /// Starts a resume: restarted tools stream into the resumed tool message, index 0.
+    pub(crate) fn begin_resume(&self) {
+        let mut s = self.lock();
+        s.index = 0;
+        s.tool_index = 0;
+        s.role = Role::Tool;
     }
 
     /// A model chunk: an empty role keeps the current index and reads as `model`; a role that
@@ -72,7 +80,7 @@ impl Stream {
     pub(crate) fn tool_chunk(&self, mut chunk: Chunk) {
         let s = self.lock();
         chunk.role = Some(chunk.role.unwrap_or(Role::Tool));
-        chunk.index = s.base + 1;
+        chunk.index = s.tool_index;
         if let Err(e) = (self.sink)(chunk) {
             tracing::debug!(error = %e, "tool chunk dropped by the streaming callback");
         }

@@ -71,7 +71,7 @@ struct Inner {
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use submit_result::agent::{Tool, ToolContext, ToolError};
+/// use submit_agent::{Tool, ToolContext, ToolError};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -273,8 +273,11 @@ fn decode<In: DeserializeOwned>(tool: &str, input: Value) -> Result<In, ToolErro
 /// typed directives. `Res` is the resume data's type (a JSON object).
 pub struct TypedTool<In, Out, Res = JsonObject> {
     tool: Tool,
-    _types: PhantomData<fn() -> (In, Out, Res)>,
+    _types: PhantomData<Types<In, Out, Res>>,
 }
+
+/// The type parameters of a typed tool, without owning values of them.
+type Types<In, Out, Res> = fn() -> (In, Out, Res);
 
 impl<In, Out, Res> Clone for TypedTool<In, Out, Res> {
     fn clone(&self) -> Self {

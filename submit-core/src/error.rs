@@ -50,6 +50,20 @@ pub enum SubmitError {
 }
 
 impl SubmitError {
+    /// A parameter error without an echo.
+    pub(crate) fn parameter(cause: ParameterCause, message: String) -> Self {
+        SubmitError::Parameter {
+            cause,
+            message,
+            echo: None,
+        }
+    }
+
+    /// A payload error (step 7).
+    pub(crate) fn payload(message: String) -> Self {
+        SubmitError::Payload { message }
+    }
+
     /// The error class.
     pub fn class(&self) -> ErrorClass {
         match self {

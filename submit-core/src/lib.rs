@@ -24,3 +24,4 @@ pub use outcome::{Accepted, Outcome, Recovery, Rejected};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use tool::SubmitTool;
+pub use trace::{CallRecord, Trace};

@@ -1,1 +1,199 @@
 //! The trace of submit calls an engineer reads.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorClass, ParameterCause, SubmitError};
+use crate::outcome::Outcome;
+
+/// The trace of a run's submit calls: one record per rejected submit (marked recoverable), plus
+/// whatever the executor adds (the committed submit, marked terminal).
+///
+/// It serializes to JSON for tools and displays as text for people; neither ever holds the
+/// reasoning, and a declined string appears only as its bounded, escaped echo.
+///
+/// ```
+/// use submit_result::{SubmitError, Trace};
+///
+/// let mut trace = Trace::new();
+/// let error = SubmitError::Payload {
+///     message: "failed to decode payload: missing field `summary`".into(),
+/// };
+/// let record = trace.record_rejection(Some("toolu_1"), "submit_result", &error);
+/// assert!(record.recoverable);
+/// assert_eq!(record.error.as_deref(), Some("payload error: failed to decode payload: missing field `summary`"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    calls: Vec<CallRecord>,
+}
+
+/// One recorded call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// The provider's call id, when the call carried one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool's name.
+    pub tool: String,
+    /// What went wrong, as [`SubmitError::trace_text`] renders it (echo included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error class of a rejection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<ErrorClass>,
+    /// The cause of a parameter error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<ParameterCause>,
+    /// The model can recover by calling again: true for every rejected submit.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recoverable: bool,
+    /// The call ended the run.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub terminal: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
+impl Trace {
+    /// An empty trace.
+    pub fn new() -> Self {
+        Trace::default()
+    }
+
+    /// The records, in the order they were made.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.calls
+    }
+
+    /// Records a rejected submit: one record, marked recoverable.
+    pub fn record_rejection(
+        &mut self,
+        id: Option<&str>,
+        tool: &str,
+        error: &SubmitError,
+    ) -> &CallRecord {
+        self.push(CallRecord {
+            id: id.map(str::to_owned),
+            tool: tool.to_owned(),
+            error: Some(error.trace_text()),
+            class: Some(error.class()),
+            cause: error.cause(),
+            recoverable: true,
+            terminal: false,
+        })
+    }
+
+    /// Records an outcome: a rejection becomes one recoverable record; an accepted submit is
+    /// not recorded (the executor records it once it commits). Returns the new record.
+    pub fn record<R>(
+        &mut self,
+        id: Option<&str>,
+        tool: &str,
+        outcome: &Outcome<R>,
+    ) -> Option<&CallRecord> {
+        match outcome {
+            Outcome::Accepted(_) => None,
+            Outcome::Rejected(rejected) => Some(self.record_rejection(id, tool, &rejected.error)),
+        }
+    }
+
+    /// Records a committed submit, marked terminal.
+    pub fn record_terminal(&mut self, id: Option<&str>, tool: &str) -> &CallRecord {
+        self.push(CallRecord {
+            id: id.map(str::to_owned),
+            tool: tool.to_owned(),
+            error: None,
+            class: None,
+            cause: None,
+            recoverable: false,
+            terminal: true,
+        })
+    }
+
+    /// Appends a record.
+    pub fn push(&mut self, record: CallRecord) -> &CallRecord {
+        self.calls.push(record);
+        let last = self.calls.len() - 1;
+        &self.calls[last]
+    }
+}
+
+impl fmt::Display for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for call in &self.calls {
+            write!(f, "call {}", call.tool)?;
+            if let Some(id) = &call.id {
+                write!(f, " {id:?}")?;
+            }
+            if call.recoverable {
+                f.write_str(" (recoverable)")?;
+            }
+            if call.terminal {
+                f.write_str(" (terminal)")?;
+            }
+            writeln!(f)?;
+            if let Some(error) = &call.error {
+                writeln!(f, "  Error: {error}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn declined() -> SubmitError {
+        SubmitError::Parameter {
+            cause: ParameterCause::StringifiedDeclined,
+            message: "analysis parameter must be a JSON object, got string".into(),
+            echo: Some("analysis arrived as a 1-byte string: \"x\"".into()),
+        }
+    }
+
+    #[test]
+    fn rejection_is_one_recoverable_record_with_class_and_cause() {
+        let mut trace = Trace::new();
+        trace.record_rejection(Some("call_1"), "submit_result", &declined());
+        assert_eq!(
+            serde_json::to_value(&trace).unwrap(),
+            json!({"calls": [{
+                "id": "call_1",
+                "tool": "submit_result",
+                "error": "parameter error: analysis parameter must be a JSON object, got string \
+                          (analysis arrived as a 1-byte string: \"x\")",
+                "class": "parameter",
+                "cause": "stringified_declined",
+                "recoverable": true
+            }]})
+        );
+        let text = trace.to_string();
+        assert_eq!(
+            text,
+            "call submit_result \"call_1\" (recoverable)\n  Error: parameter error: analysis \
+             parameter must be a JSON object, got string (analysis arrived as a 1-byte string: \
+             \"x\")\n"
+        );
+    }
+
+    #[test]
+    fn trace_round_trips_through_json() {
+        let mut trace = Trace::new();
+        trace.record_rejection(
+            None,
+            "t",
+            &SubmitError::payload("failed to decode payload: x".into()),
+        );
+        trace.record_terminal(Some("2"), "t");
+        let back: Trace = serde_json::from_str(&serde_json::to_string(&trace).unwrap()).unwrap();
+        assert_eq!(back, trace);
+        assert_eq!(back.calls()[0].cause, None);
+        assert!(back.calls()[1].terminal);
+    }
+}

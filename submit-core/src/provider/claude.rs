@@ -37,8 +37,59 @@ pub(crate) fn definition(
 // Reading a call
 // ---------------------------------------------------------------------------------------------
 
-/// Reads a call in this provider's native shape.
+use crate::parse::call as envelope;
+
+const PROVIDER: super::Provider = super::Provider::Claude;
+
+/// Reads a `tool_use` block: `{"type":"tool_use","id":…,"name":…,"input":<object>}`.
+///
+/// `type`, when present, must be `"tool_use"`; `name` is required; a missing `input` reads as
+/// `{}`. Whatever `input` holds is step 1's to judge.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
-    let _ = call;
-    todo!("read a call")
+    let object = envelope::object(PROVIDER, call)?;
+    envelope::check_type(PROVIDER, object, "tool_use")?;
+    Ok(Call {
+        id: envelope::optional_str(PROVIDER, object, "id")?,
+        name: Some(envelope::required_str(PROVIDER, object, "name")?),
+        arguments: envelope::value_arguments(object, "input"),
+    })
+}
+
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+    use crate::parse::Arguments;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_tool_use_block() {
+        let block = json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": {"a": 1}});
+        let call = read_call(&block).unwrap();
+        assert_eq!(call.id, Some("toolu_1"));
+        assert_eq!(call.name, Some("submit_result"));
+        assert!(matches!(call.arguments, Arguments::Value(v) if v == &json!({"a": 1})));
+        let value = json!({"type": "tool_use", "name": "s"});
+        let call = read_call(&value).unwrap();
+        assert!(matches!(call.arguments, Arguments::Missing));
+    }
+
+    #[test]
+    fn other_shapes_are_shape_errors() {
+        for (block, reason) in [
+            (json!([]), "expected a JSON object, got array"),
+            (
+                json!({"type": "text", "name": "s"}),
+                "`type` is \"text\", expected \"tool_use\"",
+            ),
+            (json!({"type": "tool_use", "input": {}}), "no `name` string"),
+            (json!({"name": 1}), "`name` must be a string, got number"),
+        ] {
+            let error = read_call(&block).unwrap_err();
+            assert_eq!(error.reason, reason);
+            assert_eq!(
+                error.to_string(),
+                format!("not a claude tool call: {reason}")
+            );
+        }
+    }
 }

@@ -41,8 +41,59 @@ pub(crate) fn definition(
 // Reading a call
 // ---------------------------------------------------------------------------------------------
 
-/// Reads a call in this provider's native shape.
+use crate::parse::call as envelope;
+
+const PROVIDER: super::Provider = super::Provider::OpenAiChat;
+
+/// Reads a tool call `{"id":…,"type":"function","function":{"name":…,"arguments":"<json
+/// string>"}}`.
+///
+/// `type`, when present, must be `"function"`; `function` and its `name` are required; a
+/// missing or `null` `arguments` reads as `{}`; `arguments` that are not a string are read as a
+/// value, which step 1 then judges.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
-    let _ = call;
-    todo!("read a call")
+    let object = envelope::object(PROVIDER, call)?;
+    envelope::check_type(PROVIDER, object, "function")?;
+    let function = envelope::required_object(PROVIDER, object, "function")?;
+    Ok(Call {
+        id: envelope::optional_str(PROVIDER, object, "id")?,
+        name: Some(envelope::required_str(PROVIDER, function, "name")?),
+        arguments: envelope::text_arguments(function, "arguments"),
+    })
+}
+
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+    use crate::parse::Arguments;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_chat_tool_call() {
+        let tool_call = json!({"id": "call_1", "type": "function",
+                               "function": {"name": "submit_result", "arguments": "{\"a\":1}"}});
+        let call = read_call(&tool_call).unwrap();
+        assert_eq!(call.id, Some("call_1"));
+        assert_eq!(call.name, Some("submit_result"));
+        assert!(matches!(call.arguments, Arguments::Text("{\"a\":1}")));
+        let value = json!({"function": {"name": "s"}});
+        let call = read_call(&value).unwrap();
+        assert!(matches!(call.arguments, Arguments::Missing));
+    }
+
+    #[test]
+    fn other_shapes_are_shape_errors() {
+        for (tool_call, reason) in [
+            (json!(null), "expected a JSON object, got null"),
+            (
+                json!({"type": "function_call", "function": {"name": "s"}}),
+                "`type` is \"function_call\", expected \"function\"",
+            ),
+            (json!({"type": "function"}), "no `function` object"),
+            (json!({"function": {"arguments": "{}"}}), "no `name` string"),
+        ] {
+            let error = read_call(&tool_call).unwrap_err();
+            assert_eq!(error.reason, reason);
+        }
+    }
 }

@@ -37,8 +37,64 @@ pub(crate) fn definition(
 // Reading a call
 // ---------------------------------------------------------------------------------------------
 
-/// Reads a call in this provider's native shape.
+use crate::parse::call as envelope;
+
+const PROVIDER: super::Provider = super::Provider::OpenAiResponses;
+
+/// Reads an output item `{"type":"function_call","call_id":…,"name":…,"arguments":"<json
+/// string>"}`.
+///
+/// `type`, when present, must be `"function_call"`; `name` is required; the call id is
+/// `call_id`; a missing or `null` `arguments` reads as `{}`; `arguments` that are not a string
+/// are read as a value, which step 1 then judges.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
-    let _ = call;
-    todo!("read a call")
+    let object = envelope::object(PROVIDER, call)?;
+    envelope::check_type(PROVIDER, object, "function_call")?;
+    Ok(Call {
+        id: envelope::optional_str(PROVIDER, object, "call_id")?,
+        name: Some(envelope::required_str(PROVIDER, object, "name")?),
+        arguments: envelope::text_arguments(object, "arguments"),
+    })
+}
+
+#[cfg(test)]
+mod reading_tests {
+    use super::*;
+    use crate::parse::Arguments;
+    use serde_json::json;
+
+    #[test]
+    fn reads_a_function_call_item() {
+        let item = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                          "name": "submit_result", "arguments": "{}"});
+        let call = read_call(&item).unwrap();
+        assert_eq!(call.id, Some("call_1"));
+        assert_eq!(call.name, Some("submit_result"));
+        assert!(matches!(call.arguments, Arguments::Text("{}")));
+        let value = json!({"type": "function_call", "name": "s", "arguments": null});
+        let call = read_call(&value).unwrap();
+        assert!(matches!(call.arguments, Arguments::Value(Value::Null)));
+    }
+
+    #[test]
+    fn other_shapes_are_shape_errors() {
+        for (item, reason) in [
+            (json!(1), "expected a JSON object, got number"),
+            (
+                json!({"type": "message", "name": "s"}),
+                "`type` is \"message\", expected \"function_call\"",
+            ),
+            (
+                json!({"type": "function_call", "arguments": "{}"}),
+                "no `name` string",
+            ),
+            (
+                json!({"name": "s", "call_id": 7}),
+                "`call_id` must be a string, got number",
+            ),
+        ] {
+            let error = read_call(&item).unwrap_err();
+            assert_eq!(error.reason, reason);
+        }
+    }
 }

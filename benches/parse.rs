@@ -1,0 +1,163 @@
+//! Parsing speed, each case against a baseline measured in the same run (see BENCHMARKS.md).
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use submit_result::{Arguments, Options, SubmitTool};
+
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+struct Report {
+    summary: String,
+    findings: Vec<Finding>,
+}
+
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+struct Finding {
+    id: u32,
+    severity: String,
+    file: String,
+    detail: String,
+    tags: Vec<String>,
+}
+
+fn tool() -> SubmitTool<Report> {
+    SubmitTool::new(Options::new().payload_field_name("analysis")).expect("the bench tool builds")
+}
+
+/// A realistic payload of about 8 KiB.
+fn payload() -> String {
+    let findings: Vec<Value> = (0..40)
+        .map(|id| {
+            json!({"id": id, "severity": "high", "file": format!("src/module_{id}/lib.rs"),
+                   "detail": "The cache key omits the toolchain version, so a \"stale\" artefact is reused.",
+                   "tags": ["cache", "ci", "build"]})
+        })
+        .collect();
+    json!({"summary": "The build failed because the cache key changed.", "findings": findings})
+        .to_string()
+}
+
+fn clean(c: &mut Criterion) {
+    let tool = tool();
+    let payload = payload();
+    let arguments = format!(r#"{{"reasoning":"I read every log.","analysis":{payload}}}"#);
+    let value: Value = serde_json::from_str(&arguments).unwrap();
+    let payload_value = value["analysis"].clone();
+    let mut group = c.benchmark_group("clean");
+    group.throughput(Throughput::Bytes(payload.len() as u64));
+    group.bench_function("baseline_from_str", |b| {
+        b.iter(|| serde_json::from_str::<Report>(black_box(&payload)).unwrap())
+    });
+    group.bench_function("handle_text", |b| {
+        b.iter(|| tool.handle_arguments(Arguments::Text(black_box(&arguments))))
+    });
+    group.bench_function("baseline_from_value", |b| {
+        b.iter(|| Report::deserialize(black_box(&payload_value)).unwrap())
+    });
+    group.bench_function("handle_value", |b| {
+        b.iter(|| tool.handle_arguments(Arguments::Value(black_box(&value))))
+    });
+    group.finish();
+}
+
+fn stringified(c: &mut Criterion) {
+    let tool = tool();
+    let payload = payload();
+    let arguments =
+        json!({"reasoning": "I read every log.", "analysis": format!("{payload}</analysis>\n</invoke>\n")})
+            .to_string();
+    let mut group = c.benchmark_group("stringified");
+    group.throughput(Throughput::Bytes(payload.len() as u64));
+    group.bench_function("baseline_from_str", |b| {
+        b.iter(|| serde_json::from_str::<Report>(black_box(&payload)).unwrap())
+    });
+    group.bench_function("handle_text", |b| {
+        b.iter(|| tool.handle_arguments(Arguments::Text(black_box(&arguments))))
+    });
+    group.finish();
+}
+
+fn reasoning_64k(c: &mut Criterion) {
+    let tool = tool();
+    let payload = payload();
+    let sentence = "The job log shows the cache restore step matched an old key; ";
+    let prose: String = sentence.repeat((64 << 10) / sentence.len() + 1);
+    let reasoning = format!(
+        "{}</reasoning>\n<parameter name=\"analysis\">{payload}</parameter>",
+        &prose[..64 << 10]
+    );
+    let arguments = json!({ "reasoning": reasoning }).to_string();
+    let mut group = c.benchmark_group("reasoning_64k");
+    group.throughput(Throughput::Bytes(arguments.len() as u64));
+    group.bench_function("baseline_parse_once", |b| {
+        b.iter(|| serde_json::from_str::<Value>(black_box(&arguments)).unwrap())
+    });
+    group.bench_function("handle_text", |b| {
+        b.iter(|| {
+            let outcome = tool.handle_arguments(Arguments::Text(black_box(&arguments)));
+            assert!(outcome.is_accepted());
+            outcome
+        })
+    });
+    group.finish();
+}
+
+/// Adversarial arguments of `size` bytes, by shape.
+fn adversarial_input(shape: &str, size: usize) -> String {
+    match shape {
+        "open_braces" => "{".repeat(size),
+        "nested_payload" => format!(
+            r#"{{"reasoning":"r","analysis":{{"a":{}{}}}}}"#,
+            "[".repeat(size / 2),
+            "]".repeat(size / 2)
+        ),
+        "openers_in_reasoning" => format!(
+            r#"{{"reasoning":"{}"}}"#,
+            "<parameter name=".repeat(size / 16)
+        ),
+        "close_tags_after_payload" => format!(
+            r#"{{"reasoning":"<parameter name=\"analysis\">{{}}{} x"}}"#,
+            "</x>".repeat(size / 4)
+        ),
+        "member_marks_in_reasoning" => format!(
+            r#"{{"reasoning":"{}"}}"#,
+            r#"\"analysis\" "#.repeat(size / 14)
+        ),
+        _ => unreachable!(),
+    }
+}
+
+fn adversarial(c: &mut Criterion) {
+    let tool = tool();
+    let mut group = c.benchmark_group("adversarial");
+    group.sample_size(10);
+    for shape in [
+        "open_braces",
+        "nested_payload",
+        "openers_in_reasoning",
+        "close_tags_after_payload",
+        "member_marks_in_reasoning",
+    ] {
+        for mib in [1, 8] {
+            let input = adversarial_input(shape, mib << 20);
+            group.throughput(Throughput::Bytes(input.len() as u64));
+            group.bench_with_input(
+                BenchmarkId::new(shape, format!("{mib}MiB")),
+                &input,
+                |b, input| {
+                    b.iter(|| {
+                        let outcome = tool.handle_arguments(Arguments::Text(black_box(input)));
+                        assert!(!outcome.is_accepted());
+                        outcome
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, clean, stringified, reasoning_64k, adversarial);
+criterion_main!(benches);

@@ -1,0 +1,227 @@
+//! The tool loop end to end with a scripted model: a tool held for approval, the approval,
+//! a submit rejected by a result validator, and the corrected resubmit that commits.
+//!
+//! Run with `cargo run --example agent_loop`.
+
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use submit_result::agent::{
+    validator_fn, Agent, BoxError, Execution, Executor, Finding, Message, Part, PartKind, Resume,
+    Role, ScriptedModel, Terminal, Tool, ToolApproval, ToolCallDecision, ToolContext,
+    ToolDefinition, ToolError, TraceStatus,
+};
+use submit_result::{Accepted, Outcome, ParameterCause, Rejected, SubmitError};
+
+/// The final answer the run must produce.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Refund {
+    invoice: String,
+    amount_cents: u64,
+    currency: String,
+}
+
+/// A terminal tool taking `{"reasoning": "...", "result": {...}}`. The `SubmitTool` of
+/// `submit_result` is the full-featured one; any `Terminal` plugs into the executor the same
+/// way.
+struct SubmitRefund;
+
+impl Terminal<Refund> for SubmitRefund {
+    fn name(&self) -> &str {
+        "submit_refund"
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: "submit_refund".into(),
+            description: "Submit the refund you made. This call ends the run.".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "reasoning": {"type": "string"},
+                    "result": self.payload_schema()
+                },
+                "required": ["reasoning", "result"]
+            }),
+            output_schema: None,
+            resume_schema: None,
+        }
+    }
+
+    fn payload_schema(&self) -> Value {
+        serde_json::to_value(schemars::schema_for!(Refund)).unwrap_or(Value::Null)
+    }
+
+    fn handle(&self, input: &Value) -> Outcome<Refund> {
+        let reasoning = input.get("reasoning").and_then(Value::as_str);
+        let result = input
+            .get("result")
+            .cloned()
+            .map(serde_json::from_value::<Refund>);
+        match (reasoning, result) {
+            (Some(reasoning), Some(Ok(response))) => Outcome::Accepted(Accepted {
+                response,
+                reasoning: reasoning.to_owned(),
+                recovery: None,
+                tool_result: json!({"success": true, "message": "Refund recorded."}),
+            }),
+            (_, Some(Err(e))) => {
+                let message = format!("failed to decode payload: {e}");
+                Outcome::Rejected(Rejected {
+                    tool_result: json!({ "error": message }),
+                    error: SubmitError::Payload { message },
+                })
+            }
+            _ => {
+                let message = "reasoning and result parameters are required".to_owned();
+                Outcome::Rejected(Rejected {
+                    tool_result: json!({ "error": message }),
+                    error: SubmitError::Parameter {
+                        cause: ParameterCause::AbsentOrMistyped,
+                        message,
+                        echo: None,
+                    },
+                })
+            }
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct InvoiceId {
+    invoice: String,
+}
+
+fn print_conversation(title: &str, messages: &[Message]) {
+    println!("--- {title} ---");
+    for message in messages {
+        let role = match message.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Model => "model",
+            Role::Tool => "tool",
+        };
+        for part in &message.content {
+            let line = match &part.kind {
+                PartKind::Text(t) => t.clone(),
+                PartKind::ToolRequest(r) => {
+                    let mut line = format!("calls {}({})", r.name, r.input);
+                    if let Some(i) = r.interrupt.as_ref().filter(|i| !i.resolved) {
+                        let data = i.data.clone().map(Value::Object).unwrap_or(Value::Null);
+                        line.push_str(&format!("  [held by {:?}: {data}]", i.raised_by));
+                    }
+                    if r.pending.is_some() {
+                        line.push_str("  [completed, pending]");
+                    }
+                    line
+                }
+                PartKind::ToolResponse(r) => format!(
+                    "{} answered {}",
+                    r.name,
+                    r.output.clone().unwrap_or(Value::Null)
+                ),
+                other => format!("{other:?}"),
+            };
+            println!("{role:>6}: {line}");
+        }
+    }
+    println!();
+}
+
+/// Runs the scenario; `Err` when any step does not go as described.
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let lookup = Tool::new(
+        "lookup_invoice",
+        "Finds an invoice.",
+        |_ctx: ToolContext, id: InvoiceId| async move {
+            Ok::<_, ToolError>(
+                json!({"invoice": id.invoice, "total_cents": 4000, "currency": "EUR"}),
+            )
+        },
+    );
+    let refund = Tool::new(
+        "issue_refund",
+        "Refunds an invoice.",
+        |_ctx: ToolContext, id: InvoiceId| async move {
+            Ok::<_, ToolError>(json!({"refunded": id.invoice}))
+        },
+    );
+
+    let model = ScriptedModel::new()
+        .then_message(vec![
+            Part::text("Let me look at the invoice and refund it."),
+            Part::tool_request("lookup_invoice", None, json!({"invoice": "INV-7"})),
+            Part::tool_request("issue_refund", None, json!({"invoice": "INV-7"})),
+        ])
+        .then_message(vec![Part::tool_request(
+            "submit_refund",
+            None,
+            json!({"reasoning": "Refunded in full.",
+                   "result": {"invoice": "INV-7", "amount_cents": 4000, "currency": "eur"}}),
+        )])
+        .then_message(vec![Part::tool_request(
+            "submit_refund",
+            None,
+            json!({"reasoning": "Refunded in full; currency as an ISO code.",
+                   "result": {"invoice": "INV-7", "amount_cents": 4000, "currency": "EUR"}}),
+        )]);
+
+    let agent = Agent::new(model)
+        .hook(ToolApproval::new(["lookup_invoice"]))
+        .tool(lookup)
+        .tool(refund)
+        .max_turns(10);
+    let executor = Executor::new(agent, SubmitRefund)?.validator(validator_fn(
+        |refund: &Refund, _reasoning: &str| -> Result<Vec<Finding>, BoxError> {
+            let iso = refund.currency.len() == 3
+                && refund.currency.chars().all(|c| c.is_ascii_uppercase());
+            Ok(if iso {
+                vec![]
+            } else {
+                vec![Finding::review(
+                    "currency-code",
+                    format!(
+                        "{:?} is not an ISO 4217 code such as \"EUR\"",
+                        refund.currency
+                    ),
+                )]
+            })
+        },
+    ));
+
+    let conversation = vec![Message::user("Refund invoice INV-7 in full.")];
+    let paused = match block_on(executor.run(conversation))? {
+        Execution::Interrupted(paused) => paused,
+        Execution::Committed(_) => return Err("expected the refund to be held".into()),
+    };
+    print_conversation("paused for approval", &paused.history());
+
+    // The conversation can be stored as JSON here and resumed later, anywhere.
+    let stored = serde_json::to_string(&paused.history())?;
+    let history: Vec<Message> = serde_json::from_str(&stored)?;
+    let held = history
+        .last()
+        .and_then(|m| m.content.iter().find(|p| p.is_interrupt()))
+        .ok_or("no held call")?;
+    let approve = held.to_tool_restart(Some(serde_json::to_value(ToolCallDecision::approve())?))?;
+    println!("operator approves issue_refund\n");
+
+    let done = block_on(executor.resume(history, Resume::new().restart(approve)))?
+        .committed()
+        .ok_or("expected a committed refund")?;
+    print_conversation("after approval", &done.messages);
+    for record in &done.trace {
+        println!("trace: {record}");
+    }
+    let statuses: Vec<_> = done.trace.iter().map(|r| &r.status).collect();
+    if !matches!(
+        statuses.as_slice(),
+        [TraceStatus::Findings(1), TraceStatus::Committed(_)]
+    ) {
+        return Err("expected one rejected submit, then the committed one".into());
+    }
+    println!("committed: {:?}", done.response);
+    println!("reasoning: {}", done.reasoning);
+    Ok(())
+}

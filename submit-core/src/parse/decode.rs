@@ -1,0 +1,211 @@
+//! Step 7: decode the payload object into the response type (or, for a tool built from a JSON
+//! Schema document, validate it against that schema).
+
+use std::borrow::Cow;
+
+use serde::de::value::MapDeserializer;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::arguments::RawObject;
+use super::payload::Payload;
+use crate::error::SubmitError;
+use crate::tool::{Inner, Property};
+
+/// Step 7. The message is the same whether the payload came direct, from a string or from
+/// reasoning: serde's text without the position, which differs between those.
+pub(crate) fn decode<R: DeserializeOwned>(
+    inner: &Inner,
+    payload: Payload<'_>,
+) -> Result<R, SubmitError> {
+    let payload = if inner.options.strict {
+        without_optional_nulls(payload, &inner.properties)
+    } else {
+        payload
+    };
+    match &inner.validator {
+        Some(validator) => validated(validator, payload),
+        None => deserialize(payload),
+    }
+    .map_err(SubmitError::payload)
+}
+
+fn deserialize<R: DeserializeOwned>(payload: Payload<'_>) -> Result<R, String> {
+    match payload {
+        Payload::Value(value) => R::deserialize(value),
+        Payload::Owned(value) => R::deserialize(value),
+        Payload::Text(text) => serde_json::from_str(&text),
+        Payload::Members(members) => R::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+            members.into_iter(),
+        )),
+    }
+    .map_err(|error| failed(&error))
+}
+
+/// `failed to decode payload: <serde error>`, without serde_json's ` at line L column C`.
+fn failed(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    let text = match text.strip_suffix(&position) {
+        Some(text) if error.line() > 0 => text,
+        _ => &text,
+    };
+    format!("failed to decode payload: {text}")
+}
+
+/// §9: full validation against the document's schema, naming the first failing JSON pointer.
+fn validated<R: DeserializeOwned>(
+    validator: &jsonschema::Validator,
+    payload: Payload<'_>,
+) -> Result<R, String> {
+    let value: Cow<'_, Value> = match payload {
+        Payload::Value(value) => Cow::Borrowed(value),
+        Payload::Owned(value) => Cow::Owned(value),
+        Payload::Text(text) => {
+            Cow::Owned(serde_json::from_str(&text).map_err(|error| failed(&error))?)
+        }
+        Payload::Members(members) => Cow::Owned(Value::Object(
+            members
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), value.clone()))
+                .collect(),
+        )),
+    };
+    if let Err(error) = validator.validate(&value) {
+        return Err(format!(
+            "failed to decode payload: at {:?}: {error}",
+            error.instance_path().as_str()
+        ));
+    }
+    match value {
+        Cow::Borrowed(value) => R::deserialize(value),
+        Cow::Owned(value) => R::deserialize(value),
+    }
+    .map_err(|error| failed(&error))
+}
+
+fn is_optional(properties: &[Property], name: &str) -> bool {
+    !properties
+        .iter()
+        .any(|property| property.required && property.name == name)
+}
+
+/// §4, strict mode: the strict schema told the model to send `null` for every property the
+/// original schema does not require; those `null`s are removed before decoding.
+fn without_optional_nulls<'a>(payload: Payload<'a>, properties: &[Property]) -> Payload<'a> {
+    let optional_null = |name: &str, is_null: bool| is_null && is_optional(properties, name);
+    match payload {
+        Payload::Value(Value::Object(map))
+            if map
+                .iter()
+                .any(|(name, value)| optional_null(name, value.is_null())) =>
+        {
+            let kept: Map<String, Value> = map
+                .iter()
+                .filter(|(name, value)| !optional_null(name, value.is_null()))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect();
+            Payload::Owned(Value::Object(kept))
+        }
+        Payload::Owned(Value::Object(mut map)) => {
+            map.retain(|name, value| !optional_null(name, value.is_null()));
+            Payload::Owned(Value::Object(map))
+        }
+        Payload::Members(mut members) => {
+            members.retain(|(name, value)| !optional_null(name, value.is_null()));
+            Payload::Members(members)
+        }
+        Payload::Text(text) => match serde_json::from_str::<RawObject<'_>>(&text) {
+            Ok(object)
+                if object
+                    .members
+                    .iter()
+                    .any(|(name, raw)| optional_null(name, raw.get() == "null")) =>
+            {
+                let mut kept = String::with_capacity(text.len());
+                kept.push('{');
+                for (name, raw) in &object.members {
+                    if optional_null(name, raw.get() == "null") {
+                        continue;
+                    }
+                    if kept.len() > 1 {
+                        kept.push(',');
+                    }
+                    kept.push_str(&Value::from(name.as_ref()).to_string());
+                    kept.push(':');
+                    kept.push_str(raw.get());
+                }
+                kept.push('}');
+                Payload::Text(Cow::Owned(kept))
+            }
+            _ => Payload::Text(text),
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Sample {
+        summary: String,
+    }
+
+    #[test]
+    fn payload_errors_are_identical_for_value_and_text() {
+        let value = json!({"summary": 42});
+        let from_value = deserialize::<Sample>(Payload::Value(&value)).unwrap_err();
+        let text = "{\n  \"summary\": 42}";
+        let from_text = deserialize::<Sample>(Payload::Text(text.into())).unwrap_err();
+        assert_eq!(from_value, from_text);
+        assert_eq!(
+            from_value,
+            "failed to decode payload: invalid type: integer `42`, expected a string"
+        );
+    }
+
+    #[test]
+    fn members_decode_without_cloning() {
+        let summary = json!("s");
+        let decoded = deserialize::<Sample>(Payload::Members(vec![("summary", &summary)])).unwrap();
+        assert_eq!(decoded.summary, "s");
+    }
+
+    #[test]
+    fn deep_payload_text_hits_the_recursion_limit_cleanly() {
+        let text = format!("{{\"summary\":{}", "[".repeat(1 << 20));
+        let error = deserialize::<Value>(Payload::Text(text.into())).unwrap_err();
+        assert!(error.starts_with("failed to decode payload: recursion limit exceeded"));
+    }
+
+    #[test]
+    fn strict_mode_removes_optional_nulls_only() {
+        let properties = vec![
+            Property {
+                name: "summary".into(),
+                required: true,
+            },
+            Property {
+                name: "note".into(),
+                required: false,
+            },
+        ];
+        let value = json!({"summary": null, "note": null});
+        let Payload::Owned(stripped) = without_optional_nulls(Payload::Value(&value), &properties)
+        else {
+            panic!("owned expected")
+        };
+        assert_eq!(stripped, json!({"summary": null}));
+        let Payload::Text(stripped) = without_optional_nulls(
+            Payload::Text(r#"{"summary":"s","note":null}"#.into()),
+            &properties,
+        ) else {
+            panic!("text expected")
+        };
+        assert_eq!(stripped, r#"{"summary":"s"}"#);
+    }
+}

@@ -1,0 +1,212 @@
+//! Steps 4 and 6: the nested payload parameter, and a payload that arrived as a string.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::arguments::{Args, JsonType, Param};
+use super::closing::leading_object;
+use super::echo::echo;
+use super::recover::{self, Arrival};
+use crate::error::{ParameterCause, SubmitError};
+use crate::outcome::Recovery;
+
+/// Where the payload object was found, ready for step 7.
+#[derive(Debug)]
+pub(crate) enum Payload<'a> {
+    /// An object argument, read in place.
+    Value(&'a Value),
+    /// An object built while parsing (strict mode's `null` removal).
+    Owned(Value),
+    /// The JSON text of an object: a raw argument, or recovered from a string or reasoning.
+    Text(Cow<'a, str>),
+    /// A flat payload picked from value arguments, property by property.
+    Members(Vec<(&'a str, &'a Value)>),
+}
+
+impl<'a> Payload<'a> {
+    fn of(param: Param<'a>) -> Self {
+        match param {
+            Param::Value(value) => Payload::Value(value),
+            Param::Raw(raw) => Payload::Text(Cow::Borrowed(raw.get())),
+        }
+    }
+}
+
+/// The payload, the reasoning that replaces the argument's (after a recovery from reasoning),
+/// and which recovery applied.
+#[derive(Debug)]
+pub(crate) struct Located<'a> {
+    pub(crate) payload: Payload<'a>,
+    pub(crate) reasoning: Option<Cow<'a, str>>,
+    pub(crate) recovery: Option<Recovery>,
+}
+
+impl<'a> Located<'a> {
+    pub(crate) fn direct(payload: Payload<'a>) -> Self {
+        Located {
+            payload,
+            reasoning: None,
+            recovery: None,
+        }
+    }
+}
+
+/// Steps 4 to 6 for the payload parameter `field`: an object is taken as is; absent or `null`
+/// goes to the recovery from reasoning (step 5); a string to step 6; any other type rejects.
+pub(crate) fn locate<'a>(
+    args: &Args<'a>,
+    field: &str,
+    reasoning: &'a str,
+) -> Result<Located<'a>, SubmitError> {
+    let Some(param) = args.get(field) else {
+        return recover::from_reasoning(field, reasoning, Arrival::Absent);
+    };
+    match param.json_type() {
+        JsonType::Object => Ok(Located::direct(Payload::of(param))),
+        JsonType::Null => recover::from_reasoning(field, reasoning, Arrival::Null),
+        JsonType::String => stringified(field, param),
+        other => Err(SubmitError::parameter(
+            ParameterCause::AbsentOrMistyped,
+            not_an_object(field, Some(other)),
+        )),
+    }
+}
+
+/// Step 4's message: `<field> parameter is required` when absent (`got` is `None`), else
+/// `<field> parameter must be a JSON object, got <type>`, with a hint for a string.
+pub(crate) fn not_an_object(field: &str, got: Option<JsonType>) -> String {
+    match got {
+        None => format!("{field} parameter is required"),
+        Some(JsonType::String) => format!(
+            "{field} parameter must be a JSON object, got string \u{2014} it looks like the \
+             object was JSON-encoded into a string; pass {field} as a nested JSON object, not \
+             as a string"
+        ),
+        Some(got) => format!("{field} parameter must be a JSON object, got {got}"),
+    }
+}
+
+/// Step 6: the first JSON value of the string must be an object followed by closing tokens.
+fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitError> {
+    let text = param.as_str().unwrap_or_default();
+    match leading_object(&text) {
+        Some(range) => Ok(Located {
+            payload: Payload::Text(slice(text, range)),
+            reasoning: None,
+            recovery: Some(Recovery::Stringified),
+        }),
+        None => Err(SubmitError::Parameter {
+            cause: ParameterCause::StringifiedDeclined,
+            message: not_an_object(field, Some(JsonType::String)),
+            echo: Some(echo(field, &text)),
+        }),
+    }
+}
+
+/// `text[range]`, borrowed when `text` is, else cut in place.
+fn slice(text: Cow<'_, str>, range: std::ops::Range<usize>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(text) => Cow::Borrowed(text.get(range).unwrap_or_default()),
+        Cow::Owned(mut text) => {
+            text.truncate(range.end);
+            text.replace_range(..range.start, "");
+            Cow::Owned(text)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::arguments::{decode, Arguments};
+    use super::*;
+    use serde_json::json;
+
+    fn text(payload: &Payload<'_>) -> String {
+        match payload {
+            Payload::Value(value) => value.to_string(),
+            Payload::Owned(value) => value.to_string(),
+            Payload::Text(text) => text.to_string(),
+            Payload::Members(_) => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn object_payload_is_taken_directly() {
+        let value = json!({"a": {"summary": "s"}});
+        let args = decode(Arguments::Value(&value)).unwrap();
+        let located = locate(&args, "a", "").unwrap();
+        assert_eq!(text(&located.payload), r#"{"summary":"s"}"#);
+        assert_eq!(located.recovery, None);
+    }
+
+    #[test]
+    fn stringified_payload_is_cut_from_value_and_text_arguments() {
+        let value = json!({"a": " {\"summary\":\"s\"}</a>\n</invoke>"});
+        for args in [
+            decode(Arguments::Value(&value)).unwrap(),
+            decode(Arguments::Text(&value.to_string())).unwrap(),
+        ] {
+            let located = locate(&args, "a", "").unwrap();
+            assert_eq!(text(&located.payload), r#"{"summary":"s"}"#);
+            assert_eq!(located.recovery, Some(Recovery::Stringified));
+        }
+    }
+
+    #[test]
+    fn stringified_payload_declines_with_the_hint_and_an_echo() {
+        let value = json!({"a": "not a json object"});
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+        assert_eq!(error.cause(), Some(ParameterCause::StringifiedDeclined));
+        assert_eq!(
+            error.message(),
+            "a parameter must be a JSON object, got string \u{2014} it looks like the object \
+             was JSON-encoded into a string; pass a as a nested JSON object, not as a string"
+        );
+        assert!(error
+            .trace_text()
+            .ends_with("(a arrived as a 17-byte string: \"not a json object\")"));
+    }
+
+    #[test]
+    fn other_types_are_mistyped() {
+        for (payload, got) in [
+            (json!(42), "number"),
+            (json!(true), "boolean"),
+            (json!([]), "array"),
+        ] {
+            let value = json!({ "a": payload });
+            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
+            assert_eq!(
+                error.message(),
+                format!("a parameter must be a JSON object, got {got}")
+            );
+        }
+    }
+
+    #[test]
+    fn absent_and_null_without_a_mark_are_mistyped() {
+        let value = json!({"b": 1});
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "prose").unwrap_err();
+        assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
+        assert_eq!(error.message(), "a parameter is required");
+        let value = json!({"a": null});
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "prose").unwrap_err();
+        assert_eq!(
+            error.message(),
+            "a parameter must be a JSON object, got null"
+        );
+    }
+
+    #[test]
+    fn present_payload_is_never_mined_from_reasoning() {
+        let value = json!({"a": 42});
+        let reasoning = "<parameter name=\"a\">{\"summary\":\"s\"}";
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", reasoning).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "a parameter must be a JSON object, got number"
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! A submit tool built directly from a small configuration, for the parser's unit tests.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::options::Options;
+use crate::tool::{Inner, Property, SubmitTool};
+
+/// What a test tool looks like.
+#[derive(Clone, Debug)]
+pub(crate) struct TestTool {
+    pub(crate) options: Options,
+    pub(crate) properties: Vec<Property>,
+    pub(crate) schema: Option<Value>,
+}
+
+impl TestTool {
+    /// A tool with payload `payload` and the sample properties: `summary` (required),
+    /// `blocked` and `tags` (optional).
+    pub(crate) fn new(payload: &str) -> Self {
+        TestTool {
+            options: Options::new().payload_field_name(payload.to_owned()),
+            properties: vec![
+                property("summary", true),
+                property("blocked", false),
+                property("tags", false),
+            ],
+            schema: None,
+        }
+    }
+
+    pub(crate) fn options(mut self, adjust: impl FnOnce(Options) -> Options) -> Self {
+        self.options = adjust(self.options);
+        self
+    }
+
+    #[allow(dead_code, reason = "for tests that need other properties")]
+    pub(crate) fn properties(mut self, properties: &[(&str, bool)]) -> Self {
+        self.properties = properties
+            .iter()
+            .map(|(name, required)| property(name, *required))
+            .collect();
+        self
+    }
+
+    /// Validate step 7 against this JSON Schema (§9).
+    pub(crate) fn schema(mut self, schema: Value) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    pub(crate) fn build<R: DeserializeOwned>(self) -> SubmitTool<R> {
+        let validator = self
+            .schema
+            .as_ref()
+            .map(|schema| jsonschema::validator_for(schema).expect("valid test schema"));
+        SubmitTool::from_inner(Inner {
+            options: self.options,
+            payload_schema: self.schema.unwrap_or(Value::Null),
+            properties: self.properties,
+            definitions: [Value::Null, Value::Null, Value::Null, Value::Null],
+            validator,
+        })
+    }
+}
+
+fn property(name: &str, required: bool) -> Property {
+    Property {
+        name: name.to_owned(),
+        required,
+    }
+}

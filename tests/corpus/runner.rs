@@ -1,0 +1,214 @@
+// The corpus runner, shared by `tests/test_corpus.rs` (through the public API) and the parser's
+// unit tests in `submit-core` (through a tool built directly). The including module provides
+// `Sample`, `SubmitTool`, `Provider`, `Trace`, `CORPUS_DIR` and `build_tool`.
+//
+// Each file in the corpus is a JSON array of vectors:
+// `{name, options?, arguments | arguments_text | (call, providers), expected}`.
+// `arguments` runs through all four providers (an object for Claude and Gemini, a JSON string
+// for OpenAI); `arguments_text` is OpenAI argument text as sent; `call` is a native call object
+// for the listed providers. `expected` holds `accepted` and, as needed, `response`,
+// `reasoning`, `recovery`, `tool_result`, `class`, `cause`, `error` (the exact message the
+// model reads), `error_contains`, `trace` (the exact trace text), `trace_contains`,
+// `trace_lacks`.
+
+use serde_json::{json, Value};
+
+/// The native call of `provider` carrying `arguments`.
+fn corpus_call(provider: Provider, arguments: &Value) -> Value {
+    let text = arguments.to_string();
+    match provider {
+        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": "submit_result",
+                                   "input": arguments}),
+        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
+        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
+                                       "function": {"name": "submit_result", "arguments": text}}),
+        Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "call_01",
+                                            "name": "submit_result", "arguments": text}),
+    }
+}
+
+/// The native call of an OpenAI provider carrying argument text as sent.
+fn corpus_text_call(provider: Provider, text: &str) -> Value {
+    match provider {
+        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
+                                       "function": {"name": "submit_result", "arguments": text}}),
+        _ => json!({"type": "function_call", "call_id": "call_01", "name": "submit_result",
+                    "arguments": text}),
+    }
+}
+
+/// Every (provider, call) a vector runs as.
+fn corpus_cases(vector: &Value) -> Vec<(Provider, Value)> {
+    if let Some(arguments) = vector.get("arguments") {
+        return Provider::ALL
+            .into_iter()
+            .map(|provider| (provider, corpus_call(provider, arguments)))
+            .collect();
+    }
+    if let Some(text) = vector.get("arguments_text").and_then(Value::as_str) {
+        return [Provider::OpenAiChat, Provider::OpenAiResponses]
+            .into_iter()
+            .map(|provider| (provider, corpus_text_call(provider, text)))
+            .collect();
+    }
+    let call = vector
+        .get("call")
+        .cloned()
+        .expect("a vector has arguments, arguments_text or call");
+    vector["providers"]
+        .as_array()
+        .expect("a call vector lists its providers")
+        .iter()
+        .map(|name| {
+            (
+                name.as_str().unwrap().parse::<Provider>().unwrap(),
+                call.clone(),
+            )
+        })
+        .collect()
+}
+
+fn corpus_differ(key: &str, got: &Value, want: &Value) -> Option<String> {
+    (got != want).then(|| format!("{key}: got {got}, want {want}"))
+}
+
+/// Compares one outcome (serialized as the command-line tool prints it) with `expected`.
+fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String> {
+    let mut wrong = Vec::new();
+    wrong.extend(corpus_differ(
+        "accepted",
+        &outcome["accepted"],
+        &expected["accepted"],
+    ));
+    if outcome["accepted"] != expected["accepted"] {
+        wrong.push(format!("outcome: {outcome}"));
+        return wrong;
+    }
+    if expected["accepted"] == json!(true) {
+        for key in ["response", "reasoning", "recovery"] {
+            if let Some(want) = expected.get(key) {
+                wrong.extend(corpus_differ(key, &outcome[key], want));
+            }
+        }
+        let default_result = json!({"success": true, "message": success});
+        let want = expected.get("tool_result").unwrap_or(&default_result);
+        wrong.extend(corpus_differ("tool_result", &outcome["tool_result"], want));
+        return wrong;
+    }
+    for key in ["class", "cause"] {
+        if let Some(want) = expected.get(key) {
+            wrong.extend(corpus_differ(key, &outcome[key], want));
+        }
+    }
+    let message = outcome["tool_result"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let trace = outcome["trace_error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    if outcome["tool_result"].as_object().map(|o| o.len()) != Some(1) {
+        wrong.push(format!(
+            "tool_result must be {{\"error\": …}}: {}",
+            outcome["tool_result"]
+        ));
+    }
+    if let Some(want) = expected.get("error") {
+        wrong.extend(corpus_differ("error", &json!(message), want));
+    }
+    let class = outcome["class"].as_str().unwrap_or_default();
+    if expected.get("trace").is_none() && trace != format!("{class} error: {message}") {
+        wrong.push(format!("trace: got {trace:?}, want the displayed error"));
+    }
+    if let Some(want) = expected.get("trace") {
+        wrong.extend(corpus_differ("trace", &json!(trace), want));
+    }
+    let list = |key: &str| -> Vec<String> {
+        expected
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for part in list("error_contains") {
+        if !message.contains(&part) {
+            wrong.push(format!("error {message:?} lacks {part:?}"));
+        }
+    }
+    for part in list("trace_contains") {
+        if !trace.contains(&part) {
+            wrong.push(format!("trace {trace:?} lacks {part:?}"));
+        }
+    }
+    for part in list("trace_lacks") {
+        if trace.contains(&part) {
+            wrong.push(format!("trace {trace:?} holds {part:?}"));
+        }
+    }
+    wrong
+}
+
+/// Runs every vector of the corpus; returns how many ran, panics listing every mismatch.
+fn run_corpus() -> usize {
+    let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
+        .expect("the corpus directory")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut count = 0;
+    let mut names = std::collections::HashSet::new();
+    let mut failures = Vec::new();
+    for file in &files {
+        let vectors: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for vector in &vectors {
+            count += 1;
+            let name = vector["name"].as_str().expect("a vector has a name");
+            assert!(
+                names.insert(name.to_owned()),
+                "duplicate vector name {name}"
+            );
+            let options = vector.get("options").cloned().unwrap_or_else(|| json!({}));
+            let success = options["success"]
+                .as_str()
+                .unwrap_or("Result submitted successfully.");
+            let tool = build_tool(&options);
+            for (provider, call) in corpus_cases(vector) {
+                let mut trace = Trace::new();
+                let outcome = tool.handle_traced(provider, &call, &mut trace);
+                let outcome = serde_json::to_value(&outcome).unwrap();
+                let mut wrong = corpus_check(&outcome, &vector["expected"], success);
+                let records = trace.calls();
+                let rejected = outcome["accepted"] == json!(false);
+                if records.len() != usize::from(rejected)
+                    || records.iter().any(|record| {
+                        !record.recoverable
+                            || record.error.as_deref() != outcome["trace_error"].as_str()
+                    })
+                {
+                    wrong.push(format!("trace records: {records:?}"));
+                }
+                if !wrong.is_empty() {
+                    failures.push(format!(
+                        "{name} [{provider}]:\n    {}",
+                        wrong.join("\n    ")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    count
+}

@@ -1,0 +1,231 @@
+// Property tests of the parser, shared by `tests/test_properties.rs` (public API) and the
+// parser's unit tests in `submit-core`. The including module provides `value_tool()` (a
+// `SubmitTool<serde_json::Value>` whose payload parameter is `analysis` and which accepts any
+// object), `Outcome`, `ParameterCause`, `Provider` and `Recovery`.
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// Strings that stress the scanners: quotes, backslashes, markup, braces, unicode, controls.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,12}",
+        "[\"\\\\<>{}\\[\\]:,/ a-z]{0,16}",
+        "\\PC{0,12}",
+        Just("<parameter name=\"analysis\">".to_owned()),
+        Just("</analysis></invoke>".to_owned()),
+        Just("\"analysis\": {".to_owned()),
+        Just("\u{1b}[31m\u{0}".to_owned()),
+    ]
+}
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        prop::sample::select(vec![0.5, -2.25, 1e10, 3.0, -0.125, 6.02e23]).prop_map(Value::from),
+        text().prop_map(Value::from),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    scalar().prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+            prop::collection::vec((text(), inner), 0..6)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// A payload: always a JSON object.
+fn payload() -> impl Strategy<Value = Value> {
+    prop::collection::vec((text(), value()), 0..6)
+        .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>()))
+}
+
+/// Closing tokens in any mix (SUBMIT.md §6).
+fn closing() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("}".to_owned()),
+            Just("]".to_owned()),
+            Just(" ".to_owned()),
+            Just("\t".to_owned()),
+            Just("\r".to_owned()),
+            Just("\n".to_owned()),
+            "[A-Za-z0-9_]{1,12}".prop_map(|name| format!("</{name}>")),
+        ],
+        0..8,
+    )
+    .prop_map(|tokens| tokens.concat())
+}
+
+/// Text that is not closing tokens: closing tokens, then something that cannot continue them,
+/// then anything.
+fn not_closing() -> impl Strategy<Value = String> {
+    let breaker = prop_oneof![
+        "[^}\\] \t\r\n<]",
+        Just("<".to_owned()),
+        Just("</>".to_owned()),
+        Just("</ x>".to_owned()),
+        Just("</x >".to_owned()),
+        Just("</a-b>".to_owned()),
+        Just("</a:b>".to_owned()),
+        Just("</x".to_owned()),
+        Just("<parameter name=\"reasoning\">".to_owned()),
+        Just("{}".to_owned()),
+    ];
+    (closing(), breaker, "\\PC{0,10}").prop_map(|(head, breaker, tail)| head + &breaker + &tail)
+}
+
+/// Prose without marks: no quote, no `<`, no `{`.
+fn prose() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9 .,;!?()'\t\né漢🚀-]{0,40}"
+}
+
+fn trim_end_space(text: &str) -> &str {
+    text.trim_end_matches([' ', '\t', '\r', '\n'])
+}
+
+/// The outcome of `arguments` in every provider's call shape.
+fn outcomes(arguments: &Value) -> Vec<(Provider, Outcome<Value>)> {
+    let tool = value_tool();
+    let text = arguments.to_string();
+    let calls = [
+        (
+            Provider::Claude,
+            json!({"type": "tool_use", "id": "t", "name": "s", "input": arguments}),
+        ),
+        (
+            Provider::Gemini,
+            json!({"functionCall": {"name": "s", "args": arguments}}),
+        ),
+        (
+            Provider::OpenAiChat,
+            json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
+        ),
+        (
+            Provider::OpenAiResponses,
+            json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
+        ),
+    ];
+    calls
+        .into_iter()
+        .map(|(provider, call)| (provider, tool.handle(provider, &call)))
+        .collect()
+}
+
+fn assert_accepted(
+    arguments: &Value,
+    response: &Value,
+    reasoning: &str,
+    recovery: Option<Recovery>,
+) -> Result<(), TestCaseError> {
+    for (provider, outcome) in outcomes(arguments) {
+        match outcome {
+            Outcome::Accepted(accepted) => {
+                prop_assert_eq!(&accepted.response, response, "{}", provider);
+                prop_assert_eq!(&accepted.reasoning, reasoning, "{}", provider);
+                prop_assert_eq!(accepted.recovery, recovery, "{}", provider);
+            }
+            Outcome::Rejected(rejected) => {
+                prop_assert!(
+                    false,
+                    "{} rejected {}: {}",
+                    provider,
+                    arguments,
+                    rejected.error
+                )
+            }
+        }
+    }
+    Ok(())
+}
+
+fn assert_rejected(arguments: &Value, cause: ParameterCause) -> Result<(), TestCaseError> {
+    for (provider, outcome) in outcomes(arguments) {
+        match outcome {
+            Outcome::Rejected(rejected) => {
+                prop_assert_eq!(rejected.error.cause(), Some(cause), "{}", provider)
+            }
+            Outcome::Accepted(accepted) => prop_assert!(
+                false,
+                "{} accepted {} as {}",
+                provider,
+                arguments,
+                accepted.response
+            ),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn property_clean_call_is_accepted_with_the_exact_payload(payload in payload(), reasoning in text()) {
+        let arguments = json!({"reasoning": reasoning, "analysis": payload});
+        assert_accepted(&arguments, &payload, &reasoning, None)?;
+    }
+
+    #[test]
+    fn property_stringified_payload_with_closing_tokens_is_recovered_exactly(
+        payload in payload(), lead in "[ \t\r\n]{0,3}", tail in closing()
+    ) {
+        let arguments = json!({"reasoning": "r", "analysis": format!("{lead}{payload}{tail}")});
+        assert_accepted(&arguments, &payload, "r", Some(Recovery::Stringified))?;
+    }
+
+    #[test]
+    fn property_payload_after_an_opener_in_reasoning_is_recovered_exactly(
+        payload in payload(),
+        prose in prose(),
+        close in prop::sample::select(vec!["", "</reasoning>\n", "</parameter>\n", "\n", " </parameter></reasoning> "]),
+        tail in closing(),
+    ) {
+        let reasoning = format!("{prose}{close}<parameter name=\"analysis\">{payload}{tail}");
+        let arguments = json!({"reasoning": reasoning});
+        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(Recovery::ReasoningOpener))?;
+        let arguments = json!({"reasoning": reasoning, "analysis": null});
+        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(Recovery::ReasoningOpener))?;
+    }
+
+    #[test]
+    fn property_payload_as_a_json_member_in_reasoning_is_recovered_exactly(
+        payload in payload(), prose in prose(), space in "[ \t\r\n]{0,3}", tail in closing()
+    ) {
+        let reasoning = format!("{prose}\",{space}\"analysis\"{space}:{space}{payload}}}{tail}");
+        let arguments = json!({"reasoning": reasoning});
+        assert_accepted(&arguments, &payload, &prose, Some(Recovery::ReasoningMember))?;
+    }
+
+    #[test]
+    fn property_whole_reasoning_object_is_recovered_exactly(payload in payload(), inner in text(), tail in closing()) {
+        let reasoning = format!("{}{tail}", json!({"reasoning": inner, "analysis": payload}));
+        let arguments = json!({"reasoning": reasoning});
+        assert_accepted(&arguments, &payload, &inner, Some(Recovery::ReasoningMember))?;
+    }
+
+    #[test]
+    fn property_text_after_a_stringified_payload_that_is_not_closing_tokens_is_rejected(
+        payload in payload(), junk in not_closing()
+    ) {
+        let arguments = json!({"reasoning": "r", "analysis": format!("{payload}{junk}")});
+        assert_rejected(&arguments, ParameterCause::StringifiedDeclined)?;
+    }
+
+    #[test]
+    fn property_text_after_a_payload_in_reasoning_that_is_not_closing_tokens_is_rejected(
+        payload in payload(), prose in prose(), junk in not_closing(), member in any::<bool>()
+    ) {
+        let reasoning = if member {
+            format!("{prose}\", \"analysis\": {payload}{junk}")
+        } else {
+            format!("{prose}</reasoning><parameter name=\"analysis\">{payload}{junk}")
+        };
+        let arguments = json!({"reasoning": reasoning});
+        assert_rejected(&arguments, ParameterCause::ReasoningDeclined)?;
+    }
+}

@@ -1,0 +1,183 @@
+//! The trace of rejected submits, and the logs: classes and causes as values, the bounded echo,
+//! and reasoning that never reaches either.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use submit_result::{ErrorClass, Options, ParameterCause, Provider, SubmitTool, Trace};
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Analysis {
+    #[allow(dead_code, reason = "decoded, not read")]
+    summary: String,
+}
+
+fn tool() -> SubmitTool<Analysis> {
+    SubmitTool::new(Options::new().payload_field_name("analysis")).unwrap()
+}
+
+fn chat(arguments: serde_json::Value) -> serde_json::Value {
+    json!({"id": "call_7", "type": "function",
+           "function": {"name": "submit_result", "arguments": arguments.to_string()}})
+}
+
+/// A `tracing` subscriber writing into a buffer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn logs_of(run: impl FnOnce()) -> String {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, run);
+    let bytes = captured.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn every_rejection_is_one_recoverable_record() {
+    let mut trace = Trace::new();
+    let tool = tool();
+    tool.handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"analysis": {"summary": "s"}})),
+        &mut trace,
+    );
+    tool.handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"reasoning": "r", "analysis": {"summary": 1}})),
+        &mut trace,
+    );
+    tool.handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"reasoning": "r", "analysis": {"summary": "s"}})),
+        &mut trace,
+    );
+    let calls = trace.calls();
+    assert_eq!(calls.len(), 2, "the accepted submit is not recorded");
+    assert!(calls
+        .iter()
+        .all(|call| call.recoverable && call.id.as_deref() == Some("call_7")));
+    assert_eq!(calls[0].class, Some(ErrorClass::Parameter));
+    assert_eq!(calls[0].cause, Some(ParameterCause::AbsentOrMistyped));
+    assert_eq!(
+        calls[0].error.as_deref(),
+        Some("parameter error: reasoning parameter is required")
+    );
+    assert_eq!(calls[1].class, Some(ErrorClass::Payload));
+    assert_eq!(calls[1].cause, None);
+}
+
+#[test]
+fn trace_serializes_class_and_cause_as_values() {
+    let mut trace = Trace::new();
+    tool().handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"reasoning": "r", "analysis": "not a json object"})),
+        &mut trace,
+    );
+    let value = serde_json::to_value(&trace).unwrap();
+    assert_eq!(value["calls"][0]["class"], "parameter");
+    assert_eq!(value["calls"][0]["cause"], "stringified_declined");
+    assert_eq!(value["calls"][0]["recoverable"], true);
+    let text = trace.to_string();
+    assert!(text.contains("parameter error"));
+    assert!(text.contains("pass analysis as a nested JSON object"));
+    assert!(text.contains("analysis arrived as a 17-byte string: \"not a json object\""));
+}
+
+#[test]
+fn echo_is_bounded_and_never_sent_to_the_model() {
+    let payload = format!(
+        "{{\"summary\":\"{}\"}} and then NEEDLE_PAST_THE_BOUND",
+        "a".repeat(512)
+    );
+    let mut trace = Trace::new();
+    let outcome = tool().handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"reasoning": "r", "analysis": payload})),
+        &mut trace,
+    );
+    let record = trace.calls()[0].error.clone().unwrap();
+    assert!(record.contains(&format!(
+        "analysis arrived as a {}-byte string beginning ",
+        payload.len()
+    )));
+    assert!(!record.contains("NEEDLE"));
+    assert!(record.len() <= payload.len());
+    let sent = outcome.tool_result()["error"].as_str().unwrap();
+    assert!(!sent.contains("arrived as"));
+}
+
+#[test]
+fn echo_escapes_control_characters() {
+    let mut trace = Trace::new();
+    tool().handle_traced(
+        Provider::OpenAiChat,
+        &chat(json!({"reasoning": "r", "analysis": "\u{1b}[2J\u{7}"})),
+        &mut trace,
+    );
+    let record = trace.calls()[0].error.clone().unwrap();
+    assert!(record.ends_with("(analysis arrived as a 5-byte string: \"\\u{1b}[2J\\u{7}\")"));
+    assert!(!record.contains('\u{1b}'));
+}
+
+#[test]
+fn submit_log_carries_reasoning_bytes_never_the_reasoning() {
+    let tool = tool();
+    for reasoning in [
+        "",
+        "ok",
+        "CONFIDENTIAL: the customer's database password is hunter2, seen in the log",
+    ] {
+        let logs = logs_of(|| {
+            let outcome = tool.handle(
+                Provider::OpenAiChat,
+                &chat(json!({"reasoning": reasoning, "analysis": {"summary": "s"}})),
+            );
+            assert_eq!(outcome.accepted().unwrap().reasoning, reasoning);
+        });
+        assert!(logs.contains("submitting result"), "{logs}");
+        assert!(
+            logs.contains(&format!("reasoning_bytes={}", reasoning.len())),
+            "{logs}"
+        );
+        if reasoning.len() > 2 {
+            assert!(!logs.contains(&reasoning[..20]), "{logs}");
+        }
+    }
+}
+
+#[test]
+fn recovery_log_names_tool_field_and_kind_never_the_prose() {
+    let prose = "SECRET prose about the incident";
+    let tool = tool();
+    let logs = logs_of(|| {
+        let outcome = tool.handle(
+            Provider::Claude,
+            &json!({"type": "tool_use", "id": "t", "name": "submit_result", "input": {
+                "reasoning": format!("{prose}</reasoning>\n<parameter name=\"analysis\">{{\"summary\":\"s\"}}")
+            }}),
+        );
+        assert!(outcome.is_accepted());
+    });
+    assert!(logs.contains("recovered submit payload"), "{logs}");
+    assert!(logs.contains("tool=submit_result"), "{logs}");
+    assert!(logs.contains("field=analysis"), "{logs}");
+    assert!(logs.contains("recovery=\"reasoning_opener\""), "{logs}");
+    assert!(!logs.contains("SECRET"), "{logs}");
+}
