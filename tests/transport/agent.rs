@@ -9,10 +9,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    Agent, Chunk, Committed, Execution, Executor, Message, Model, Terminal, Tool, ToolContext,
-    ToolDefinition, ToolError,
+    Agent, Chunk, Committed, Execution, Executor, Message, Model, Tool, ToolContext, ToolError,
 };
-use submit_result::{Accepted, Options, Outcome, Recovery, Rejected, SubmitError, SubmitTool};
+use submit_result::{Options, SubmitTool};
 
 /// The agent's typed result.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -63,7 +62,8 @@ pub fn executor(
             Ok(())
         });
     }
-    Executor::new(agent, Submit::new()).unwrap()
+    let tool = SubmitTool::<Answer>::new(Options::new()).unwrap();
+    Executor::new(agent, tool).unwrap()
 }
 
 /// Runs the agent to a committed answer.
@@ -166,61 +166,5 @@ impl<M: Model> Model for Recording<M> {
             response
         }
         .boxed()
-    }
-}
-
-/// The submit tool as these tests use it: the real tool's definition and payload schema, and
-/// a plain reading of the arguments that decodes an object payload or one JSON-encoded into a
-/// string. The transports deliver the arguments; the full parser is tested on its own.
-pub struct Submit {
-    tool: SubmitTool<Answer>,
-}
-
-impl Submit {
-    pub fn new() -> Self {
-        Submit {
-            tool: SubmitTool::new(Options::new()).unwrap(),
-        }
-    }
-}
-
-fn rejected(message: String) -> Outcome<Answer> {
-    Outcome::Rejected(Rejected {
-        tool_result: json!({ "error": message }),
-        error: SubmitError::Payload { message },
-    })
-}
-
-impl Terminal<Answer> for Submit {
-    fn name(&self) -> &str {
-        self.tool.name()
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        Terminal::<Answer>::definition(&self.tool)
-    }
-
-    fn payload_schema(&self) -> Value {
-        self.tool.payload_schema().clone()
-    }
-
-    fn handle(&self, input: &Value) -> Outcome<Answer> {
-        let reasoning = input["reasoning"].as_str().unwrap_or("").to_owned();
-        let (payload, recovery) = match &input["result"] {
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(v) => (v, Some(Recovery::Stringified)),
-                Err(e) => return rejected(format!("result is not JSON: {e}")),
-            },
-            other => (other.clone(), None),
-        };
-        match serde_json::from_value::<Answer>(payload) {
-            Ok(response) => Outcome::Accepted(Accepted {
-                response,
-                reasoning,
-                recovery,
-                tool_result: json!({"success": true, "message": "Result submitted successfully."}),
-            }),
-            Err(e) => rejected(format!("failed to decode the result: {e}")),
-        }
     }
 }

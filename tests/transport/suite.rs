@@ -34,7 +34,7 @@ pub fn fast_retry() -> Retry {
 /// A one-message request.
 pub fn request() -> ModelRequest {
     ModelRequest {
-        messages: vec![Message::user("How many people live in Paris?")],
+        messages: vec![Message::user("How many people live in Paris?").into()],
         tools: vec![],
         tool_choice: ToolChoice::Auto,
     }

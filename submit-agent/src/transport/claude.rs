@@ -23,12 +23,12 @@ const NS: &str = "claude";
 /// The Anthropic Messages API as a [`Model`].
 ///
 /// ```
-/// use submit_result::agent::transport::Claude;
-/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::transport::Claude;
+/// use submit_agent::{Message, ModelRequest, ToolChoice};
 ///
 /// let model = Claude::new("claude-sonnet-4-5").api_key("sk-test").max_tokens(512);
 /// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
 ///     tools: vec![],
 ///     tool_choice: ToolChoice::Auto,
 /// };
@@ -283,9 +283,12 @@ fn blocks(part: &Part, role: Role, out: &mut Vec<Value>) -> Result<(), Transport
     Ok(())
 }
 
-fn convert_messages(messages: &[Message]) -> Result<Vec<Value>, TransportError> {
+fn convert_messages<M: std::borrow::Borrow<Message>>(
+    messages: &[M],
+) -> Result<Vec<Value>, TransportError> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in messages {
+        let message: &Message = message.borrow();
         let role = match message.role {
             Role::System => continue,
             Role::Model => "assistant",
@@ -555,7 +558,7 @@ mod tests {
 
     fn request(choice: ToolChoice) -> ModelRequest {
         ModelRequest {
-            messages: vec![Message::user("go")],
+            messages: vec![Message::user("go").into()],
             tools: vec![ToolDefinition {
                 name: "submit_result".into(),
                 description: "Submit.".into(),
@@ -618,7 +621,8 @@ mod tests {
         r.messages = vec![Message::new(
             Role::User,
             vec![Part::inline_media("audio/wav", vec![1, 2])],
-        )];
+        )
+        .into()];
         let err = Claude::new("m").request_body(&r, false).unwrap_err();
         assert!(err.to_string().contains("not audio/wav"), "{err}");
     }

@@ -26,12 +26,12 @@ const NS: &str = "gemini";
 /// subset). Thought signatures are kept on parts and echoed back unchanged.
 ///
 /// ```
-/// use submit_result::agent::transport::Gemini;
-/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::transport::Gemini;
+/// use submit_agent::{Message, ModelRequest, ToolChoice};
 ///
 /// let model = Gemini::new("gemini-2.5-flash").api_key("test");
 /// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
 ///     tools: vec![],
 ///     tool_choice: ToolChoice::Auto,
 /// };
@@ -206,11 +206,14 @@ fn signed(part: &Part, mut wire: Value) -> Value {
     wire
 }
 
-fn convert_messages(messages: &[Message]) -> Result<Vec<Value>, TransportError> {
+fn convert_messages<M: std::borrow::Borrow<Message>>(
+    messages: &[M],
+) -> Result<Vec<Value>, TransportError> {
     // Call ids Gemini issued; the loop's own references never go on the wire.
     let mut issued: HashSet<String> = HashSet::new();
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in messages {
+        let message: &Message = message.borrow();
         let role = match message.role {
             Role::System => continue,
             Role::Model => "model",

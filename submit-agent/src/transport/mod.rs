@@ -26,8 +26,8 @@
 //!
 //! ```no_run
 //! # #[cfg(feature = "claude")] {
-//! use submit_result::agent::transport::Claude;
-//! use submit_result::agent::{Agent, Message};
+//! use submit_agent::transport::Claude;
+//! use submit_agent::{Agent, Message};
 //!
 //! let model = Claude::new("claude-sonnet-4-5").max_tokens(1024);
 //! let agent = Agent::new(model);
@@ -68,7 +68,7 @@ pub use openai_responses::OpenAiResponses;
 ///
 /// ```
 /// # #[cfg(feature = "claude")] {
-/// use submit_result::agent::transport::ApiKey;
+/// use submit_agent::transport::ApiKey;
 ///
 /// let key = ApiKey::new("sk-secret");
 /// assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
@@ -110,7 +110,7 @@ impl std::fmt::Debug for ApiKey {
 /// ```
 /// # #[cfg(feature = "claude")] {
 /// use std::time::Duration;
-/// use submit_result::agent::transport::Retry;
+/// use submit_agent::transport::Retry;
 ///
 /// let retry = Retry::new(3).backoff(Duration::from_millis(100), Duration::from_secs(2));
 /// assert_eq!(retry.delay(1, None), Duration::from_millis(100));
@@ -719,12 +719,15 @@ pub(crate) fn error_text(output: Option<&Value>) -> String {
 }
 
 /// The joined text of every system message; non-text system parts are refused.
-pub(crate) fn system_text(
+pub(crate) fn system_text<M: std::borrow::Borrow<crate::Message>>(
     provider: &'static str,
-    messages: &[crate::Message],
+    messages: &[M],
 ) -> Result<Option<String>, TransportError> {
     let mut texts = Vec::new();
-    for message in messages.iter().filter(|m| m.role == crate::Role::System) {
+    for message in messages.iter().map(|m| m.borrow()) {
+        if message.role != crate::Role::System {
+            continue;
+        }
         for part in &message.content {
             match part.as_text() {
                 Some(t) => texts.push(t.to_owned()),

@@ -24,12 +24,12 @@ const PROVIDER: &str = "openai-chat";
 /// Schema). Tool results are text; media in a tool result is refused with an error.
 ///
 /// ```
-/// use submit_result::agent::transport::OpenAiChat;
-/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::transport::OpenAiChat;
+/// use submit_agent::{Message, ModelRequest, ToolChoice};
 ///
 /// let model = OpenAiChat::new("gpt-4.1").api_key("sk-test");
 /// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
 ///     tools: vec![],
 ///     tool_choice: ToolChoice::Auto,
 /// };
@@ -80,7 +80,7 @@ impl OpenAiChat {
             messages.push(json!({"role": "system", "content": system}));
         }
         for message in &request.messages {
-            convert(message, &mut messages)?;
+            convert(message.as_ref(), &mut messages)?;
         }
         body.insert("messages".into(), Value::Array(messages));
         if !request.tools.is_empty() {
@@ -512,13 +512,14 @@ mod tests {
         }
         let request = ModelRequest {
             messages: vec![
-                Message::user("draw"),
+                Message::user("draw").into(),
                 Message::model(vec![Part::tool_request(
                     "render",
                     Some("call_1".into()),
                     json!({}),
-                )]),
-                Message::new(Role::Tool, vec![part]),
+                )])
+                .into(),
+                Message::new(Role::Tool, vec![part]).into(),
             ],
             tools: vec![],
             tool_choice: ToolChoice::Auto,

@@ -28,12 +28,12 @@ const NS: &str = "openaiResponses";
 /// sent back on the next turn.
 ///
 /// ```
-/// use submit_result::agent::transport::OpenAiResponses;
-/// use submit_result::agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::transport::OpenAiResponses;
+/// use submit_agent::{Message, ModelRequest, ToolChoice};
 ///
 /// let model = OpenAiResponses::new("gpt-5").api_key("sk-test");
 /// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief."), Message::user("Hi")],
+///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
 ///     tools: vec![],
 ///     tool_choice: ToolChoice::Auto,
 /// };
@@ -84,7 +84,7 @@ impl OpenAiResponses {
         }
         let mut input = Vec::new();
         for message in &request.messages {
-            convert(message, &mut input)?;
+            convert(message.as_ref(), &mut input)?;
         }
         body.insert("input".into(), Value::Array(input));
         if !request.tools.is_empty() {
