@@ -7,8 +7,8 @@ use futures::FutureExt;
 use serde_json::{json, Map, Value};
 
 use super::{
-    count, emit, execute, http_builder, input_object, media_url, meta, mime, output_text,
-    system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+    append_text, count, emit, execute, http_builder, input_object, media_url, meta, mime,
+    output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{
@@ -429,12 +429,16 @@ impl Assemble for Assembler {
             }
             "content_block_start" => {
                 let i = need_index()?;
-                let mut block = data.get("content_block").cloned().ok_or_else(|| {
-                    malformed(format!(
-                        "event {} (content_block_start) has no content_block",
-                        event.number
-                    ))
-                })?;
+                let mut block = data
+                    .get("content_block")
+                    .filter(|b| b.is_object())
+                    .cloned()
+                    .ok_or_else(|| {
+                        malformed(format!(
+                            "event {} (content_block_start) has no content_block object",
+                            event.number
+                        ))
+                    })?;
                 if block["type"] == "tool_use" {
                     block["input"] = json!({});
                     self.json.insert(i, String::new());
@@ -454,15 +458,15 @@ impl Assemble for Assembler {
                 match delta.get("type").and_then(Value::as_str).unwrap_or("") {
                     "text_delta" => {
                         let text = piece("text");
-                        append(block, "text", text);
+                        append_text(block, "text", text);
                         emit(sink, Part::text(text))?;
                     }
                     "thinking_delta" => {
                         let text = piece("thinking");
-                        append(block, "thinking", text);
+                        append_text(block, "thinking", text);
                         emit(sink, Part::reasoning(text))?;
                     }
-                    "signature_delta" => append(block, "signature", piece("signature")),
+                    "signature_delta" => append_text(block, "signature", piece("signature")),
                     "input_json_delta" => {
                         if let Some(buffer) = self.json.get_mut(&i) {
                             buffer.push_str(piece("partial_json"));
@@ -539,16 +543,6 @@ impl Assemble for Assembler {
         message["content"] = Value::Array(self.blocks.into_values().collect());
         Ok(message)
     }
-}
-
-fn append(block: &mut Value, key: &str, piece: &str) {
-    let mut text = block
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    text.push_str(piece);
-    block[key] = Value::String(text);
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use futures::FutureExt;
 use serde_json::{json, Map, Value};
 
 use super::{
-    base64_decode, base64_encode, count, emit, execute, http_builder, input_object, meta, mime,
-    system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+    append_text, base64_decode, base64_encode, count, emit, execute, http_builder, input_object,
+    meta, mime, system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{
@@ -463,9 +463,7 @@ impl Assemble for Assembler {
             });
             match merge {
                 Some(last) => {
-                    let mut joined = last["text"].as_str().unwrap_or("").to_owned();
-                    joined.push_str(text);
-                    last["text"] = Value::String(joined);
+                    append_text(last, "text", text);
                     if let Some(s) = p.get("thoughtSignature") {
                         last["thoughtSignature"] = s.clone();
                     }

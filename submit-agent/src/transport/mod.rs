@@ -855,6 +855,19 @@ pub(crate) fn input_object(input: &Value) -> Value {
     }
 }
 
+/// Appends `piece` to the string field `key` of an object, in place (linear over a stream's
+/// deltas); a value that is not an object is left alone.
+pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
+    if let Some(map) = value.as_object_mut() {
+        match map.get_mut(key) {
+            Some(Value::String(s)) => s.push_str(piece),
+            _ => {
+                map.insert(key.to_owned(), Value::String(piece.to_owned()));
+            }
+        }
+    }
+}
+
 /// A `u64` field of a JSON object, 0 when absent.
 pub(crate) fn count(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
@@ -1025,6 +1038,71 @@ mod tests {
             assert_eq!(base64_decode(&base64_encode(bytes)).unwrap(), bytes);
         }
         assert_eq!(base64_encode(b"hi!"), "aGkh");
+    }
+
+    /// Feeds every assembler compiled in a list of hostile events: each must answer with a
+    /// value or an error, never panic.
+    #[test]
+    fn hostile_stream_events_are_errors_not_panics() {
+        use serde_json::json;
+        let sink = ModelStream {
+            stream: crate::stream::Stream::new(Arc::new(|_| Ok(()))),
+        };
+        let shapes = [
+            json!(null),
+            json!(5),
+            json!("text"),
+            json!([1, 2]),
+            json!({}),
+            json!({"index": 0}),
+            json!({"index": 0, "output_index": 0, "content_block": 5, "item": 5, "message": 5}),
+            json!({"index": 0, "output_index": 0, "content_block": {"type": "text"}, "item": {"type": "message", "content": [5]}, "message": {}}),
+            json!({"index": 0, "output_index": 0, "content_index": 99, "delta": {"type": "text_delta", "text": "a"}}),
+            json!({"index": 0, "output_index": 0, "delta": "a", "content_index": 0}),
+            json!({"index": 0, "delta": {"type": "input_json_delta", "partial_json": "{"}}),
+            json!({"choices": [5, {"index": 0, "delta": {"content": 5, "tool_calls": [5, {"index": 0, "function": 5}]}}]}),
+            json!({"candidates": [{"content": {"parts": [5, {"text": 5}, {"text": "a"}, {"functionCall": 5}]}}]}),
+            json!({"usage": 5, "delta": 5, "response": 5}),
+        ];
+        let kinds = [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "response.output_item.added",
+            "response.output_text.delta",
+            "response.function_call_arguments.delta",
+            "response.output_item.done",
+            "response.completed",
+            "error",
+        ];
+        fn drive<A: Assemble + Default>(shapes: &[Value], kinds: &[&str], sink: &ModelStream) {
+            for kind in kinds {
+                let mut assembler = A::default();
+                for (n, data) in shapes.iter().enumerate() {
+                    let mut data = data.clone();
+                    if let Some(m) = data.as_object_mut() {
+                        m.insert("type".into(), Value::String((*kind).to_owned()));
+                    }
+                    let event = SseEvent {
+                        event: Some((*kind).to_owned()),
+                        data: data.to_string(),
+                        number: n + 1,
+                    };
+                    let _ = assembler.event(&event, data, sink);
+                }
+                let _ = assembler.finish(true);
+            }
+        }
+        #[cfg(feature = "claude")]
+        drive::<claude::Assembler>(&shapes, &kinds, &sink);
+        #[cfg(feature = "gemini")]
+        drive::<gemini::Assembler>(&shapes, &kinds, &sink);
+        #[cfg(feature = "openai-chat")]
+        drive::<openai_chat::Assembler>(&shapes, &kinds, &sink);
+        #[cfg(feature = "openai-responses")]
+        drive::<openai_responses::Assembler>(&shapes, &kinds, &sink);
     }
 
     #[test]

@@ -408,6 +408,12 @@ impl Assemble for Assembler {
                 message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
             });
         }
+        if !data.is_object() {
+            return Err(malformed(format!(
+                "event {} is not a chat.completion.chunk object",
+                event.number
+            )));
+        }
         if self.base.is_none() {
             let mut base = data.clone();
             if let Some(b) = base.as_object_mut() {

@@ -7,8 +7,8 @@ use futures::FutureExt;
 use serde_json::{json, Map, Value};
 
 use super::{
-    arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
-    meta, mime, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
+    append_text, arguments_text, arguments_value, count, emit, error_text, execute, http_builder,
+    media_url, meta, mime, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
     TransportError,
 };
 use crate::message::{Media, Message, Part, PartKind, Role};
@@ -456,9 +456,7 @@ impl Assemble for Assembler {
                         content.push(json!({"type": "output_text", "text": ""}));
                     }
                     if let Some(part) = content.get_mut(c) {
-                        let mut text = part["text"].as_str().unwrap_or("").to_owned();
-                        text.push_str(delta);
-                        part["text"] = Value::String(text);
+                        append_text(part, "text", delta);
                     }
                 }
                 if !delta.is_empty() {
@@ -468,9 +466,7 @@ impl Assemble for Assembler {
             "response.function_call_arguments.delta" => {
                 let i = index()?;
                 if let Some(slot) = self.items.get_mut(&i) {
-                    let mut text = slot["arguments"].as_str().unwrap_or("").to_owned();
-                    text.push_str(delta);
-                    slot["arguments"] = Value::String(text);
+                    append_text(slot, "arguments", delta);
                 }
             }
             "response.reasoning_summary_text.delta" if !delta.is_empty() => {
@@ -488,9 +484,16 @@ impl Assemble for Assembler {
                 self.items.insert(i, done);
             }
             "response.completed" | "response.incomplete" | "response.failed" => {
-                let response = data.get("response").cloned().ok_or_else(|| {
-                    malformed(format!("event {} ({kind}) has no response", event.number))
-                })?;
+                let response = data
+                    .get("response")
+                    .filter(|r| r.is_object())
+                    .cloned()
+                    .ok_or_else(|| {
+                        malformed(format!(
+                            "event {} ({kind}) has no response object",
+                            event.number
+                        ))
+                    })?;
                 self.response = Some(response);
                 return Ok(true);
             }
