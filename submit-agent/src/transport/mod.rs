@@ -857,6 +857,10 @@ pub(crate) fn input_object(input: &Value) -> Value {
 
 /// Appends `piece` to the string field `key` of an object, in place (linear over a stream's
 /// deltas); a value that is not an object is left alone.
+#[cfg_attr(
+    not(any(feature = "claude", feature = "gemini", feature = "openai-responses")),
+    allow(dead_code, reason = "the Chat transport assembles into its own buffers")
+)]
 pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
     if let Some(map) = value.as_object_mut() {
         match map.get_mut(key) {
