@@ -249,3 +249,93 @@ fn wire_snapshots_of_the_agent_run() {
     insta::assert_json_snapshot!("claude_requests", requests);
     insta::assert_json_snapshot!("claude_responses", responses);
 }
+
+#[test]
+fn forced_choice_with_extended_thinking_falls_back_to_auto_plus_instruction() {
+    // The executor is not told that forcing is refused: after a text-only turn it forces
+    // submit_result, and the transport sends auto plus an instruction instead (the server
+    // refuses a forced choice with thinking on, as Anthropic does).
+    let text_only = json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "Paris has about 2.1 million people."}],
+        "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 9}
+    });
+    let server = Server::start(
+        check,
+        vec![
+            Reply::json(200, text_only.to_string()),
+            Reply::recorded("claude/turn2_submit.json"),
+        ],
+    );
+    let committed = agent::run_to_commit(&agent::executor(model(&server.url), None));
+    assert_eq!(committed.response, agent::paris());
+    assert_eq!(server.problems(), Vec::<String>::new());
+    let second = &server.requests()[1].body;
+    assert_eq!(second["tool_choice"], json!({"type": "auto"}));
+    let last = second["messages"].as_array().unwrap().last().unwrap();
+    let texts: Vec<&str> = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    assert_eq!(texts.last(), Some(&"Call the submit_result tool now."));
+}
+
+#[test]
+fn provider_error_event_mid_stream_is_a_typed_error() {
+    let server = Server::start(
+        check,
+        vec![Reply::sse(
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+        )],
+    );
+    let chunks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ex = agent::executor(model(&server.url), Some(chunks)).forbid_forced_tool_choice(true);
+    let err = futures::executor::block_on(ex.run(agent::question())).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("claude reported an error: Overloaded"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unreachable_server_is_a_network_error_after_the_retries() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let model = model(&format!("http://127.0.0.1:{port}"));
+    let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    match err {
+        TransportError::Network {
+            provider, attempts, ..
+        } => {
+            assert_eq!(provider, "claude");
+            assert_eq!(attempts, 3);
+        }
+        other => panic!("expected a network error, got {other:?}"),
+    }
+}
+
+#[test]
+fn slow_answer_is_a_timeout_error() {
+    let server = Server::start(
+        check,
+        vec![Reply::recorded("claude/turn2_submit.json").after(std::time::Duration::from_secs(2))],
+    );
+    let model = model(&server.url)
+        .timeout(std::time::Duration::from_millis(100))
+        .retry(submit_result::agent::transport::Retry::new(1));
+    let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    assert_eq!(
+        err,
+        TransportError::Timeout {
+            provider: "claude",
+            attempts: 1
+        }
+    );
+}

@@ -18,6 +18,8 @@ use serde_json::Value;
 /// One canned answer.
 #[derive(Clone, Debug)]
 pub struct Reply {
+    /// How long the server waits before answering.
+    pub delay: Duration,
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -27,6 +29,7 @@ impl Reply {
     /// A JSON answer.
     pub fn json(status: u16, body: impl Into<String>) -> Self {
         Reply {
+            delay: Duration::ZERO,
             status,
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.into().into_bytes(),
@@ -36,6 +39,7 @@ impl Reply {
     /// An event-stream answer.
     pub fn sse(body: impl Into<String>) -> Self {
         Reply {
+            delay: Duration::ZERO,
             status: 200,
             headers: vec![("content-type".into(), "text/event-stream".into())],
             body: body.into().into_bytes(),
@@ -51,6 +55,12 @@ impl Reply {
         } else {
             Reply::json(200, text)
         }
+    }
+
+    /// Answers after `delay`.
+    pub fn after(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
     }
 
     /// Adds a header.
@@ -208,6 +218,7 @@ fn serve(
         }
     };
     requests.lock().unwrap().push(recorded);
+    std::thread::sleep(reply.delay);
     let mut out = stream;
     let mut head = format!(
         "HTTP/1.1 {} X\r\ncontent-length: {}\r\nconnection: close\r\n",
