@@ -339,3 +339,16 @@ fn slow_answer_is_a_timeout_error() {
         }
     );
 }
+
+#[test]
+fn json_answer_to_a_streamed_call_is_a_clear_stream_error() {
+    let server = Server::start(check, vec![Reply::recorded("claude/turn2_submit.json")]);
+    let chunks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let ex = agent::executor(model(&server.url), Some(chunks)).forbid_forced_tool_choice(true);
+    let err = futures::executor::block_on(ex.run(agent::question())).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("expected text/event-stream, got application/json"),
+        "{err}"
+    );
+}

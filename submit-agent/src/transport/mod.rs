@@ -5,7 +5,7 @@
 //! `openai-responses`); without one, no HTTP stack is built. Every transport:
 //!
 //! - takes its API key from the provider's usual environment variable (`ANTHROPIC_API_KEY`,
-//!   `GEMINI_API_KEY`, `OPENAI_API_KEY`) or from [`api_key`](Claude::api_key);
+//!   `GEMINI_API_KEY`, `OPENAI_API_KEY`) or from its `api_key` builder method;
 //! - sends to an overridable base URL (gateways, tests) with a timeout;
 //! - retries 429 and 5xx answers and failed connections with exponential backoff, honouring
 //!   `retry-after` (see [`Retry`]);
@@ -659,6 +659,17 @@ async fn read_stream<A: Assemble>(
 ) -> Result<Value, TransportError> {
     let provider = http.provider;
     let malformed = |message: String| TransportError::Stream { provider, message };
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if !content_type.is_empty() && !content_type.contains("event-stream") {
+        return Err(malformed(format!(
+            "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
+        )));
+    }
     let mut bytes = response.bytes_stream();
     let mut decoder = SseDecoder::default();
     let mut events = Vec::new();
@@ -859,7 +870,10 @@ pub(crate) fn input_object(input: &Value) -> Value {
 /// deltas); a value that is not an object is left alone.
 #[cfg_attr(
     not(any(feature = "claude", feature = "gemini", feature = "openai-responses")),
-    allow(dead_code, reason = "the Chat transport assembles into its own buffers")
+    allow(
+        dead_code,
+        reason = "the Chat transport assembles into its own buffers"
+    )
 )]
 pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
     if let Some(map) = value.as_object_mut() {
