@@ -510,6 +510,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn call_ids_gemini_issued_go_back_on_call_and_response() {
+        let body = json!({
+            "candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"id": "fc-7", "name": "t", "args": {}}}
+            ]}, "finishReason": "STOP"}]
+        });
+        let response = parse_response(&body).unwrap();
+        let answer = Message::new(
+            Role::Tool,
+            vec![Part::tool_response("t", Some("fc-7".into()), Some(json!(1)))],
+        );
+        let out = convert_messages(&[response.message, answer]).unwrap();
+        assert_eq!(out[0]["parts"][0]["functionCall"]["id"], "fc-7");
+        assert_eq!(out[1]["parts"][0]["functionResponse"]["id"], "fc-7");
+    }
+
+    #[test]
     fn url_media_in_a_function_response_is_refused() {
         let mut part = Part::tool_response("render", None, Some(json!("done")));
         if let PartKind::ToolResponse(r) = &mut part.kind {
