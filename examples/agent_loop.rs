@@ -9,83 +9,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
     validator_fn, Agent, BoxError, Execution, Executor, Finding, Message, Part, PartKind, Resume,
-    Role, ScriptedModel, Terminal, Tool, ToolApproval, ToolCallDecision, ToolContext,
-    ToolDefinition, ToolError, TraceStatus,
+    Role, ScriptedModel, Tool, ToolApproval, ToolCallDecision, ToolContext, ToolError, TraceStatus,
 };
-use submit_result::{Accepted, Outcome, ParameterCause, Rejected, SubmitError};
+use submit_result::{SubmitResult, SubmitTool};
 
 /// The final answer the run must produce.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema, SubmitResult)]
+#[submit_result(
+    name = "submit_refund",
+    description = "Submit the refund you made. This call ends the run.",
+    success = "Refund recorded."
+)]
 struct Refund {
+    /// The invoice refunded.
     invoice: String,
+    /// The amount refunded, in cents.
     amount_cents: u64,
+    /// ISO 4217 currency code.
     currency: String,
-}
-
-/// A terminal tool taking `{"reasoning": "...", "result": {...}}`. The `SubmitTool` of
-/// `submit_result` is the full-featured one; any `Terminal` plugs into the executor the same
-/// way.
-struct SubmitRefund;
-
-impl Terminal<Refund> for SubmitRefund {
-    fn name(&self) -> &str {
-        "submit_refund"
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition {
-            name: "submit_refund".into(),
-            description: "Submit the refund you made. This call ends the run.".into(),
-            input_schema: json!({
-                "type": "object",
-                "properties": {
-                    "reasoning": {"type": "string"},
-                    "result": self.payload_schema()
-                },
-                "required": ["reasoning", "result"]
-            }),
-            output_schema: None,
-            resume_schema: None,
-        }
-    }
-
-    fn payload_schema(&self) -> Value {
-        serde_json::to_value(schemars::schema_for!(Refund)).unwrap_or(Value::Null)
-    }
-
-    fn handle(&self, input: &Value) -> Outcome<Refund> {
-        let reasoning = input.get("reasoning").and_then(Value::as_str);
-        let result = input
-            .get("result")
-            .cloned()
-            .map(serde_json::from_value::<Refund>);
-        match (reasoning, result) {
-            (Some(reasoning), Some(Ok(response))) => Outcome::Accepted(Accepted {
-                response,
-                reasoning: reasoning.to_owned(),
-                recovery: None,
-                tool_result: json!({"success": true, "message": "Refund recorded."}),
-            }),
-            (_, Some(Err(e))) => {
-                let message = format!("failed to decode payload: {e}");
-                Outcome::Rejected(Rejected {
-                    tool_result: json!({ "error": message }),
-                    error: SubmitError::Payload { message },
-                })
-            }
-            _ => {
-                let message = "reasoning and result parameters are required".to_owned();
-                Outcome::Rejected(Rejected {
-                    tool_result: json!({ "error": message }),
-                    error: SubmitError::Parameter {
-                        cause: ParameterCause::AbsentOrMistyped,
-                        message,
-                        echo: None,
-                    },
-                })
-            }
-        }
-    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -172,23 +113,24 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(lookup)
         .tool(refund)
         .max_turns(10);
-    let executor = Executor::new(agent, SubmitRefund)?.validator(validator_fn(
-        |refund: &Refund, _reasoning: &str| -> Result<Vec<Finding>, BoxError> {
-            let iso = refund.currency.len() == 3
-                && refund.currency.chars().all(|c| c.is_ascii_uppercase());
-            Ok(if iso {
-                vec![]
-            } else {
-                vec![Finding::review(
-                    "currency-code",
-                    format!(
-                        "{:?} is not an ISO 4217 code such as \"EUR\"",
-                        refund.currency
-                    ),
-                )]
-            })
-        },
-    ));
+    let executor =
+        Executor::new(agent, SubmitTool::<Refund>::for_response()?)?.validator(validator_fn(
+            |refund: &Refund, _reasoning: &str| -> Result<Vec<Finding>, BoxError> {
+                let iso = refund.currency.len() == 3
+                    && refund.currency.chars().all(|c| c.is_ascii_uppercase());
+                Ok(if iso {
+                    vec![]
+                } else {
+                    vec![Finding::review(
+                        "currency-code",
+                        format!(
+                            "{:?} is not an ISO 4217 code such as \"EUR\"",
+                            refund.currency
+                        ),
+                    )]
+                })
+            },
+        ));
 
     let conversation = vec![Message::user("Refund invoice INV-7 in full.")];
     let paused = match block_on(executor.run(conversation))? {

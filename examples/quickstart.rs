@@ -127,6 +127,19 @@ fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
     ]
 }
 
+/// Prints an accepted triage field by field.
+fn print_triage(triage: &Triage) {
+    println!("summary: {}", triage.summary);
+    println!("severity: {:?}", triage.severity);
+    println!("components: {}", triage.components.join(", "));
+    if let Some(users) = triage.affected_users {
+        println!("affected users: {users}");
+    }
+    if let Some(duplicate) = &triage.duplicate_of {
+        println!("duplicate of #{}: {}", duplicate.number, duplicate.reason);
+    }
+}
+
 /// Parses each sample call and prints what happened to it.
 fn parse_calls(tool: &SubmitTool<Triage>) {
     for (what, provider, call) in sample_calls() {
@@ -138,7 +151,7 @@ fn parse_calls(tool: &SubmitTool<Triage>) {
                     .map_or("none".to_owned(), |r| format!("{r:?}"));
                 println!("accepted, recovery: {recovery}");
                 println!("reasoning: {:?}", accepted.reasoning);
-                println!("response: {:?}", accepted.response);
+                print_triage(&accepted.response);
                 println!("tool result: {}", accepted.tool_result);
             }
             Outcome::Rejected(rejected) => {

@@ -5,14 +5,12 @@ use std::sync::{Arc, Mutex};
 
 use futures::executor::block_on;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
     interrupt_as, Agent, Execution, Executor, FinishReason, Message, Part, PartKind, Resume, Role,
-    RunErrorKind, ScriptedModel, Terminal, Tool, ToolContext, ToolDefinition, ToolError, TypedTool,
+    RunErrorKind, ScriptedModel, Tool, ToolContext, ToolError, TypedTool,
 };
-use submit_result::{Accepted, Outcome};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 struct Transfer {
@@ -606,33 +604,11 @@ fn unanswered_requests_fail_the_resume_naming_them() {
     assert!(err.to_string().contains("last message is by the model"));
 }
 
-/// A terminal tool with a plain parser, standing in for the submit tool.
-struct StandIn;
-
-impl<R: DeserializeOwned> Terminal<R> for StandIn {
-    fn name(&self) -> &str {
-        "submit_result"
-    }
-    fn definition(&self) -> ToolDefinition {
-        ToolDefinition {
-            name: "submit_result".into(),
-            description: "Submit.".into(),
-            input_schema: json!({"type": "object"}),
-            output_schema: None,
-            resume_schema: None,
-        }
-    }
-    fn payload_schema(&self) -> Value {
-        json!({"type": "object"})
-    }
-    fn handle(&self, input: &Value) -> Outcome<R> {
-        Outcome::Accepted(Accepted {
-            response: serde_json::from_value(input["result"].clone()).unwrap(),
-            reasoning: input["reasoning"].as_str().unwrap_or("").to_owned(),
-            recovery: None,
-            tool_result: json!({"success": true, "message": "Result submitted successfully."}),
-        })
-    }
+/// What the round trip's run submits.
+#[derive(Debug, PartialEq, Serialize, Deserialize, JsonSchema, submit_result::SubmitResult)]
+struct Paid {
+    /// The amount paid.
+    paid: u64,
 }
 
 #[test]
@@ -651,7 +627,8 @@ fn round_trip_stored_interrupt_resumes_in_a_fresh_agent_and_commits() {
         });
         let tool = transfer_tool(seen);
         let agent = Agent::new(model).tool(tool.clone()).tool(sibling);
-        (Executor::<Value>::new(agent, StandIn).unwrap(), tool)
+        let submit = submit_result::SubmitTool::<Paid>::for_response().unwrap();
+        (Executor::<Paid>::new(agent, submit).unwrap(), tool)
     };
 
     // First process: the run stops on two interrupts and one completed sibling.
@@ -694,7 +671,7 @@ fn round_trip_stored_interrupt_resumes_in_a_fresh_agent_and_commits() {
         .committed()
         .unwrap();
 
-    assert_eq!(done.response, json!({"paid": 100}));
+    assert_eq!(done.response, Paid { paid: 100 });
     assert_eq!(sibling_runs.load(Ordering::SeqCst), 1, "sibling ran again");
     assert_eq!(seen_after.lock().unwrap().len(), 1, "only the restart ran");
     // The model saw each of the three responses exactly once, in request order.
