@@ -1,6 +1,7 @@
-//! The common case in one pass: OpenAI argument text whose reasoning is a string and whose
-//! payload is an object that decodes. The payload is decoded into the response type while the
-//! arguments are read, instead of being skipped as raw text and decoded afterwards.
+//! The common cases in one pass: OpenAI argument text whose reasoning is a string and whose
+//! payload is an object that decodes, or a string holding such an object followed by closing
+//! tokens (step 6). The payload is decoded into the response type while the arguments are read,
+//! instead of being skipped as raw text and decoded afterwards.
 //!
 //! This is an optimisation only: it gives up (`None`) on anything else, and the steps of §5
 //! then decide, so every rejection and every recovery is found and worded by them.
@@ -13,14 +14,17 @@ use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, Map
 use serde_json::value::RawValue;
 
 use super::arguments::CowStr;
-use super::reasoning::REASONING;
+use super::closing::only_closing_tokens;
+use super::reasoning::{trim_start_space, REASONING};
+use crate::outcome::Recovery;
 
-/// The response and the reasoning of a clean call, or `None` to take the steps.
+/// The response, the reasoning and the recovery (none, or a stringified payload) of a clean
+/// call, or `None` to take the steps.
 pub(crate) fn decode<R: DeserializeOwned>(
     text: &str,
     field: &str,
     omit_reasoning: bool,
-) -> Option<(R, String)> {
+) -> Option<(R, String, Option<Recovery>)> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let call = Call::<R> {
         field,
@@ -36,7 +40,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
         // Unescaped only now: a call that is not clean never pays for a long reasoning twice.
         (false, raw) => serde_json::from_str::<String>(raw?.get()).ok()?,
     };
-    Some((payload, reasoning))
+    Some((payload.0, reasoning, payload.1))
 }
 
 struct Call<'f, R> {
@@ -47,7 +51,7 @@ struct Call<'f, R> {
 
 struct Decoded<'de, R> {
     reasoning: Option<&'de RawValue>,
-    payload: Option<R>,
+    payload: Option<(R, Option<Recovery>)>,
 }
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for Call<'_, R> {
@@ -88,30 +92,45 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
 struct Object<R>(PhantomData<fn() -> R>);
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for Object<R> {
-    type Value = R;
+    type Value = (R, Option<Recovery>);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<R, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de, R: DeserializeOwned> Visitor<'de> for Object<R> {
-    type Value = R;
+    type Value = (R, Option<Recovery>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R, A::Error> {
-        R::deserialize(MapAccessDeserializer::new(map))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok((R::deserialize(MapAccessDeserializer::new(map))?, None))
     }
 
-    // Not an object: give up at once, without the default error quoting a long string.
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<R, E> {
-        Err(E::custom(NOT_CLEAN))
+    /// Step 6 on the string as it is read: its first value decodes into the response type,
+    /// is an object, and only closing tokens follow. Anything else gives up without quoting
+    /// the string, and the steps decide.
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        if !trim_start_space(text).starts_with('{') {
+            return Err(E::custom(NOT_CLEAN));
+        }
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<R>();
+        match stream.next() {
+            Some(Ok(response))
+                if text
+                    .get(stream.byte_offset()..)
+                    .is_some_and(only_closing_tokens) =>
+            {
+                Ok((response, Some(Recovery::Stringified)))
+            }
+            _ => Err(E::custom(NOT_CLEAN)),
+        }
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<R, E> {
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
         Err(E::custom(NOT_CLEAN))
     }
 }
@@ -148,11 +167,12 @@ mod tests {
                 Sample {
                     summary: "s".into()
                 },
-                "r".into()
+                "r".into(),
+                None
             ))
         );
         let decoded = decode::<Value>(r#"{"analysis":{"a":[1]}}"#, "analysis", true);
-        assert_eq!(decoded, Some((json!({"a": [1]}), String::new())));
+        assert_eq!(decoded, Some((json!({"a": [1]}), String::new(), None)));
         let decoded = decode::<Verdict>(
             r#"{"reasoning":"r","v":{"Block":{"reason":"x"}}}"#,
             "v",
@@ -169,7 +189,10 @@ mod tests {
         for text in [
             r#"{"analysis":{"summary":"s"}}"#,
             r#"{"reasoning":1,"analysis":{"summary":"s"}}"#,
-            r#"{"reasoning":"r","analysis":"{\"summary\":\"s\"}"}"#,
+            r#"{"reasoning":"r","analysis":"{\"summary\":\"s\"} and more"}"#,
+            r#"{"reasoning":"r","analysis":"{\"summary\":1}"}"#,
+            r#"{"reasoning":"r","analysis":"\ufeff{\"summary\":\"s\"}"}"#,
+            r#"{"reasoning":"r","analysis":"[{\"summary\":\"s\"}]"}"#,
             r#"{"reasoning":"r","analysis":null}"#,
             r#"{"reasoning":"r","analysis":{"summary":1}}"#,
             r#"{"reasoning":"r","analysis":{"summary":"s"}} x"#,
@@ -193,8 +216,25 @@ mod tests {
                 Sample {
                     summary: "two".into()
                 },
-                "b".into()
+                "b".into(),
+                None
             ))
+        );
+    }
+
+    #[test]
+    fn stringified_payload_decodes_in_the_same_pass() {
+        let decoded = decode::<Sample>(
+            r#"{"reasoning":"r","analysis":" {\"summary\":\"s\"}</analysis>\n</invoke>"}"#,
+            "analysis",
+            false,
+        );
+        let expected = Sample {
+            summary: "s".into(),
+        };
+        assert_eq!(
+            decoded,
+            Some((expected, "r".into(), Some(Recovery::Stringified)))
         );
     }
 }

@@ -124,15 +124,18 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// §5 steps 1 to 8.
     fn parse(&self, arguments: Arguments<'_>) -> Result<Accepted<R>, SubmitError> {
         let options = &self.inner.options;
-        // The common case, a clean call in argument text, decodes in one pass; when it is not
-        // one, the steps decide.
+        // The common cases, a clean call or a stringified payload in argument text, decode in
+        // one pass; anything else, every rejection included, is decided by the steps.
         if let Arguments::Text(text) = arguments {
             if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
                 let field = &options.payload_field_name;
-                if let Some((response, reasoning)) =
+                if let Some((response, reasoning, recovery)) =
                     clean::decode(text, field, options.omit_reasoning)
                 {
-                    return Ok(self.accept(response, reasoning, None));
+                    if let Some(recovery) = recovery {
+                        self.log_recovery(recovery);
+                    }
+                    return Ok(self.accept(response, reasoning, recovery));
                 }
             }
         }
