@@ -38,20 +38,26 @@ pub(crate) fn from_reasoning<'a>(
         return Ok(located);
     }
     let opener = format!("<parameter name=\"{field}\">");
-    match first_mark(field, &opener, reasoning) {
+    let (mark, first_opener) = first_mark(field, &opener, reasoning);
+    // Another parameter's opener lies before `at` exactly when the first opener of any
+    // parameter starts before it (an opener holds no `<` or `"` after its first byte, so it
+    // cannot straddle a mark).
+    let opener_before = |at: usize| first_opener.is_some_and(|first| first < at);
+    match mark {
         None => Err(SubmitError::parameter(
             ParameterCause::AbsentOrMistyped,
             required,
         )),
-        Some(Mark::Opener { at }) => opener_form(reasoning, at, opener.len()).ok_or_else(|| {
-            declined(format!(
+        Some(Mark::Opener { at }) => opener_form(reasoning, at, opener.len(), opener_before(at))
+            .ok_or_else(|| {
+                declined(format!(
                 "{required}: reasoning contains a {opener} block, so {field} was written inside \
                  the reasoning string and could not be recovered from there; send {field} as its \
                  own parameter, not inside reasoning"
             ))
-        }),
+            }),
         Some(Mark::Member { quote, value }) => {
-            member_form(reasoning, quote, value).ok_or_else(|| {
+            member_form(reasoning, quote, value, opener_before(quote)).ok_or_else(|| {
                 declined(format!(
                     "{required}: found a \"{field}\" JSON member at byte {quote} of reasoning, so \
                  {field} was written inside the reasoning string and could not be recovered from \
@@ -99,10 +105,17 @@ enum Mark {
     Member { quote: usize, value: usize },
 }
 
-/// Whichever mark comes first. One pass for each needle: occurrences of `"<payload>"` cannot
-/// overlap (the name holds no quote), so the whitespace after each is scanned once.
-fn first_mark(field: &str, opener: &str, reasoning: &str) -> Option<Mark> {
-    let opener_at = memmem::find(reasoning.as_bytes(), opener.as_bytes());
+/// Whichever mark comes first, and where the first opener of any parameter starts. One pass
+/// for each needle: the payload's opener is searched from the first opener of any parameter
+/// on; occurrences of `"<payload>"` cannot overlap (the name holds no quote), so the whitespace
+/// after each is scanned once.
+fn first_mark(field: &str, opener: &str, reasoning: &str) -> (Option<Mark>, Option<usize>) {
+    let bytes = reasoning.as_bytes();
+    let first_opener = memmem::find(bytes, ANY_OPENER.as_bytes());
+    let opener_at = first_opener.and_then(|first| {
+        let rest = bytes.get(first..)?;
+        memmem::find(rest, opener.as_bytes()).map(|at| first + at)
+    });
     let limit = opener_at.unwrap_or(reasoning.len());
     let quoted = format!("\"{field}\"");
     // Only occurrences that start before the opener matter.
@@ -121,14 +134,22 @@ fn first_mark(field: &str, opener: &str, reasoning: &str) -> Option<Mark> {
                 value: after + spaces + 1,
             })
         });
-    member.or(opener_at.map(|at| Mark::Opener { at }))
+    (
+        member.or(opener_at.map(|at| Mark::Opener { at })),
+        first_opener,
+    )
 }
 
 /// The opener form: the object after the first opener; reasoning is the text before it with
-/// argument-close markup trimmed.
-fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Located<'_>> {
+/// argument-close markup trimmed. Declines when another parameter's opener comes before.
+fn opener_form(
+    reasoning: &str,
+    at: usize,
+    opener_len: usize,
+    opener_before: bool,
+) -> Option<Located<'_>> {
     let before = reasoning.get(..at)?;
-    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
+    if opener_before {
         return None;
     }
     let after = reasoning.get(at + opener_len..)?;
@@ -156,10 +177,16 @@ fn trim_argument_close(mut text: &str) -> &str {
 }
 
 /// The JSON-member form: the object after the colon; reasoning is the text before the member
-/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`.
-fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Located<'_>> {
+/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`. Declines
+/// when a parameter's opener comes before.
+fn member_form(
+    reasoning: &str,
+    quote: usize,
+    value: usize,
+    opener_before: bool,
+) -> Option<Located<'_>> {
     let before = reasoning.get(..quote)?;
-    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
+    if opener_before {
         return None;
     }
     let after = reasoning.get(value..)?;
