@@ -30,6 +30,9 @@ use serde_json::{json, Value};
 
 pub use arguments::Arguments;
 
+use arguments::Args;
+use clean::OnePass;
+
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{Accepted, Outcome, Recovery, Rejected};
 use crate::provider::{Call, CallShapeError, Provider};
@@ -126,21 +129,27 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         let options = &self.inner.options;
         // The common cases, a clean call or a stringified payload in argument text, decode in
         // one pass; anything else, every rejection included, is decided by the steps.
+        let mut read = None;
         if let Arguments::Text(text) = arguments {
             if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
                 let field = &options.payload_field_name;
-                if let Some((response, reasoning, recovery)) =
-                    clean::decode(text, field, options.omit_reasoning)
-                {
-                    if let Some(recovery) = recovery {
-                        self.log_recovery(recovery);
+                match clean::decode(text, field, options.omit_reasoning) {
+                    OnePass::Accepted(response, reasoning, recovery) => {
+                        if let Some(recovery) = recovery {
+                            self.log_recovery(recovery);
+                        }
+                        return Ok(self.accept(response, reasoning, recovery));
                     }
-                    return Ok(self.accept(response, reasoning, recovery));
+                    OnePass::Members(members) => read = Some(Args::Raw(members)),
+                    OnePass::Steps => {}
                 }
             }
         }
-        // 1. Decode the arguments.
-        let args = arguments::decode(arguments)?;
+        // 1. Decode the arguments (done already when the one pass handed over its members).
+        let args = match read {
+            Some(args) => args,
+            None => arguments::decode(arguments)?,
+        };
         // 2. Reasoning.
         let reasoning = reasoning::read(&args, options.omit_reasoning)?;
         let located = if options.flat_payload {
