@@ -7,6 +7,7 @@
 //! are handed to the steps (step 1 is then done); on anything else it gives up and the steps
 //! start over, so every rejection and every recovery is found and worded by them.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -24,9 +25,9 @@ pub(crate) enum OnePass<'a, R> {
     /// A clean call: the response, the reasoning, and the recovery (none, or a stringified
     /// payload).
     Accepted(R, String, Option<Recovery>),
-    /// The arguments object, member by member, with the payload absent or `null`: the steps go
-    /// on from step 2.
-    Members(RawObject<'a>),
+    /// The arguments object, member by member, with the payload absent or `null`, and the
+    /// reasoning already unescaped when it was a string: the steps go on from step 2.
+    Members(RawObject<'a>, Option<Cow<'a, str>>),
     /// Anything else: the steps start over.
     Steps,
 }
@@ -40,37 +41,37 @@ pub(crate) fn decode<'a, R: DeserializeOwned>(
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = Call::<R> {
         field,
+        omit_reasoning,
         response: PhantomData,
     }
     .deserialize(&mut deserializer);
-    let (Ok(mut read), Ok(())) = (read, deserializer.end()) else {
+    let (Ok(read), Ok(())) = (read, deserializer.end()) else {
         return OnePass::Steps;
     };
-    let Some((response, recovery)) = read.payload.take() else {
-        return OnePass::Members(read.members);
-    };
-    if omit_reasoning {
-        return OnePass::Accepted(response, String::new(), recovery);
-    }
-    // Unescaped only now: a call that is not clean never pays for a long reasoning twice.
-    match read
-        .members
-        .get(REASONING)
-        .map(|raw| serde_json::from_str::<String>(raw.get()))
-    {
-        Some(Ok(reasoning)) => OnePass::Accepted(response, reasoning, recovery),
-        _ => OnePass::Steps,
+    match (read.payload, read.reasoning) {
+        (None, reasoning) => OnePass::Members(read.members, reasoning),
+        (Some((response, recovery)), _) if omit_reasoning => {
+            OnePass::Accepted(response, String::new(), recovery)
+        }
+        (Some((response, recovery)), Some(reasoning)) => {
+            OnePass::Accepted(response, reasoning.into_owned(), recovery)
+        }
+        (Some(_), None) => OnePass::Steps,
     }
 }
 
 struct Call<'f, R> {
     field: &'f str,
+    omit_reasoning: bool,
     response: PhantomData<fn() -> R>,
 }
 
 struct Read<'de, R> {
-    /// Every member but a decoded payload; a `null` payload is kept as `null`.
+    /// Every member but a decoded payload and the reasoning; a `null` payload is kept as `null`.
     members: RawObject<'de>,
+    /// The reasoning, unescaped (borrowed when it has no escapes); a reasoning that is not a
+    /// string gives up.
+    reasoning: Option<Cow<'de, str>>,
     payload: Option<(R, Option<Recovery>)>,
 }
 
@@ -92,6 +93,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut read = Read {
             members: RawObject::default(),
+            reasoning: None,
             payload: None,
         };
         // The last of repeated members wins, as in the steps.
@@ -101,6 +103,8 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
                 if read.payload.is_none() {
                     read.members.members.push((key.0, RawValue::NULL));
                 }
+            } else if key.0 == REASONING && !self.omit_reasoning {
+                read.reasoning = Some(map.next_value::<CowStr<'de>>()?.0);
             } else {
                 read.members.members.push((key.0, map.next_value()?));
             }
@@ -226,11 +230,14 @@ mod tests {
             r#"{"reasoning":"<parameter name=\"analysis\">{}","x":[1],"analysis":null}"#,
             r#"{"analysis":{"summary":"s"},"reasoning":"<parameter name=\"analysis\">{}","x":[1],"analysis":null}"#,
         ] {
-            let OnePass::Members(members) = decode::<Sample>(text, "analysis", false) else {
+            let OnePass::Members(members, reasoning) = decode::<Sample>(text, "analysis", false)
+            else {
                 panic!("members expected for {text}")
             };
-            let reasoning = members.get("reasoning").unwrap().get();
-            assert_eq!(reasoning, r#""<parameter name=\"analysis\">{}""#);
+            assert_eq!(
+                reasoning.as_deref(),
+                Some("<parameter name=\"analysis\">{}")
+            );
             assert_eq!(members.get("x").unwrap().get(), "[1]");
             let payload = members.get("analysis").map(RawValue::get);
             assert!(payload.is_none() || payload == Some("null"), "{text}");

@@ -140,18 +140,23 @@ impl<R: DeserializeOwned> SubmitTool<R> {
                         }
                         return Ok(self.accept(response, reasoning, recovery));
                     }
-                    OnePass::Members(members) => read = Some(Args::Raw(members)),
+                    OnePass::Members(members, reasoning) => {
+                        read = Some((Args::Raw(members), reasoning));
+                    }
                     OnePass::Steps => {}
                 }
             }
         }
         // 1. Decode the arguments (done already when the one pass handed over its members).
-        let args = match read {
-            Some(args) => args,
-            None => arguments::decode(arguments)?,
+        let (args, read_reasoning) = match read {
+            Some(read) => read,
+            None => (arguments::decode(arguments)?, None),
         };
-        // 2. Reasoning.
-        let reasoning = reasoning::read(&args, options.omit_reasoning)?;
+        // 2. Reasoning (already read when the one pass found it a string).
+        let reasoning = match read_reasoning {
+            Some(reasoning) => reasoning,
+            None => reasoning::read(&args, options.omit_reasoning)?,
+        };
         let located = if options.flat_payload {
             // 3. Flat payload.
             flat::build(&args, &self.inner.properties)?
