@@ -1,7 +1,9 @@
 //! Handling a submit call: the steps of SUBMIT.md §5, top to bottom.
 //!
-//! [`SubmitTool::parse`] reads as the specification does: each step is one call into its own
-//! file, and the first failure wins.
+//! `SubmitTool::parse` reads as the specification does: each step is one call into its own
+//! file, and the first failure wins. Before the steps, argument text goes through one pass
+//! (`clean.rs`) that accepts a clean call or a stringified payload directly and otherwise hands
+//! over what it read; it never rejects, so every rejection is the steps' own.
 
 mod arguments;
 pub(crate) mod call;
