@@ -38,26 +38,23 @@ pub(crate) fn from_reasoning<'a>(
         return Ok(located);
     }
     let opener = format!("<parameter name=\"{field}\">");
-    let (mark, first_opener) = first_mark(field, &opener, reasoning);
-    // Another parameter's opener lies before `at` exactly when the first opener of any
-    // parameter starts before it (an opener holds no `<` or `"` after its first byte, so it
-    // cannot straddle a mark).
-    let opener_before = |at: usize| first_opener.is_some_and(|first| first < at);
-    match mark {
+    let found = first_mark(field, reasoning);
+    match found {
         None => Err(SubmitError::parameter(
             ParameterCause::AbsentOrMistyped,
             required,
         )),
-        Some(Mark::Opener { at }) => opener_form(reasoning, at, opener.len(), opener_before(at))
-            .ok_or_else(|| {
+        Some((Mark::Opener { at }, opener_before)) => {
+            opener_form(reasoning, at, opener.len(), opener_before).ok_or_else(|| {
                 declined(format!(
                 "{required}: reasoning contains a {opener} block, so {field} was written inside \
                  the reasoning string and could not be recovered from there; send {field} as its \
                  own parameter, not inside reasoning"
             ))
-            }),
-        Some(Mark::Member { quote, value }) => {
-            member_form(reasoning, quote, value, opener_before(quote)).ok_or_else(|| {
+            })
+        }
+        Some((Mark::Member { quote, value }, opener_before)) => {
+            member_form(reasoning, quote, value, opener_before).ok_or_else(|| {
                 declined(format!(
                     "{required}: found a \"{field}\" JSON member at byte {quote} of reasoning, so \
                  {field} was written inside the reasoning string and could not be recovered from \
@@ -105,39 +102,36 @@ enum Mark {
     Member { quote: usize, value: usize },
 }
 
-/// Whichever mark comes first, and where the first opener of any parameter starts. One pass
-/// for each needle: the payload's opener is searched from the first opener of any parameter
-/// on; occurrences of `"<payload>"` cannot overlap (the name holds no quote), so the whitespace
-/// after each is scanned once.
-fn first_mark(field: &str, opener: &str, reasoning: &str) -> (Option<Mark>, Option<usize>) {
+/// Whichever mark comes first, and whether a parameter's opener starts before it. One pass
+/// finds both forms: each occurrence of `"<payload>"` is either inside the opener
+/// `<parameter name="<payload>">`, or followed by whitespace and a colon, or no mark. The
+/// occurrences cannot overlap (the name holds no quote), so the whitespace after each is
+/// scanned once; the search for any opener stops at the mark.
+fn first_mark(field: &str, reasoning: &str) -> Option<(Mark, bool)> {
     let bytes = reasoning.as_bytes();
-    let first_opener = memmem::find(bytes, ANY_OPENER.as_bytes());
-    let opener_at = first_opener.and_then(|first| {
-        let rest = bytes.get(first..)?;
-        memmem::find(rest, opener.as_bytes()).map(|at| first + at)
-    });
-    let limit = opener_at.unwrap_or(reasoning.len());
     let quoted = format!("\"{field}\"");
-    // Only occurrences that start before the opener matter.
-    let window = reasoning
-        .as_bytes()
-        .get(..(limit + quoted.len()).min(reasoning.len()))
-        .unwrap_or_default();
-    let member = memmem::find_iter(window, quoted.as_bytes())
-        .take_while(|quote| *quote < limit)
-        .find_map(|quote| {
-            let after = quote + quoted.len();
-            let rest = reasoning.as_bytes().get(after..)?;
-            let spaces = rest.iter().take_while(|b| is_space(**b)).count();
-            (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
-                quote,
-                value: after + spaces + 1,
-            })
+    let mark = memmem::find_iter(bytes, quoted.as_bytes()).find_map(|quote| {
+        let after = quote + quoted.len();
+        let lead = quote.checked_sub(ANY_OPENER.len());
+        let in_opener = lead.is_some_and(|lead| {
+            bytes.get(lead..quote) == Some(ANY_OPENER.as_bytes()) && bytes.get(after) == Some(&b'>')
         });
-    (
-        member.or(opener_at.map(|at| Mark::Opener { at })),
-        first_opener,
-    )
+        if let (true, Some(at)) = (in_opener, lead) {
+            return Some(Mark::Opener { at });
+        }
+        let rest = bytes.get(after..)?;
+        let spaces = rest.iter().take_while(|b| is_space(**b)).count();
+        (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
+            quote,
+            value: after + spaces + 1,
+        })
+    })?;
+    let at = match mark {
+        Mark::Opener { at } => at,
+        Mark::Member { quote, .. } => quote,
+    };
+    let opener_before = memmem::find(bytes.get(..at)?, ANY_OPENER.as_bytes()).is_some();
+    Some((mark, opener_before))
 }
 
 /// The opener form: the object after the first opener; reasoning is the text before it with
