@@ -49,10 +49,11 @@
 #![forbid(unsafe_code)]
 
 pub use submit_core::{
-    Accepted, Arguments, BuildError, Call, CallRecord, CallShapeError, ErrorClass, GeminiSchema,
-    Metadata, MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause,
-    Provider, Recovery, Rejected, SubmitError, SubmitResult, SubmitTool, Trace, UnknownProvider,
+    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
+    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
+    SubmitError, SubmitResult, SubmitTool, UnknownProvider,
 };
+pub use submit_core::{Call, CallRecord, CallShapeError, Trace};
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
 ///
@@ -252,11 +253,11 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     #[doc(hidden)]
-    pub use schemars::JsonSchema;
-    #[doc(hidden)]
     pub use serde::de::DeserializeOwned;
     #[doc(hidden)]
-    pub use std::borrow::Cow;
+    pub use schemars::JsonSchema;
     #[doc(hidden)]
     pub use submit_core::{Metadata, SubmitResult};
+    #[doc(hidden)]
+    pub use std::borrow::Cow;
 }

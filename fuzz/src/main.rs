@@ -8,9 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use submit_result::{
-    Arguments, ErrorClass, Metadata, Options, Outcome, Provider, SubmitTool,
-};
+use submit_result::{Arguments, ErrorClass, Metadata, Options, Outcome, Provider, SubmitTool};
 
 #[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Analysis {
@@ -32,17 +30,57 @@ impl Rng {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
 const TOKENS: &[&str] = &[
-    "{", "}", "[", "]", "\"", "\\", ":", ",", " ", "\n", "null", "true", "1e999", "-0",
-    "\"analysis\"", "\"analysis\":", "\"reasoning\":", "\"summary\":\"x\"",
-    "<parameter name=\"analysis\">", "<parameter name=", "</parameter>", "</reasoning>",
-    "</analysis>", "</x>", "</>", "</ x>", "\\\"", "\\u0000", "\\ud800", "\u{feff}", "\u{1b}",
-    "é", "漢", "🚀", "{\"summary\":\"all good\"}", "\\,", "=", "name=", "flat", "omit_reasoning=",
-    "payload=analysis", "description=a\\, b",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "\\",
+    ":",
+    ",",
+    " ",
+    "\n",
+    "null",
+    "true",
+    "1e999",
+    "-0",
+    "\"analysis\"",
+    "\"analysis\":",
+    "\"reasoning\":",
+    "\"summary\":\"x\"",
+    "<parameter name=\"analysis\">",
+    "<parameter name=",
+    "</parameter>",
+    "</reasoning>",
+    "</analysis>",
+    "</x>",
+    "</>",
+    "</ x>",
+    "\\\"",
+    "\\u0000",
+    "\\ud800",
+    "\u{feff}",
+    "\u{1b}",
+    "é",
+    "漢",
+    "🚀",
+    "{\"summary\":\"all good\"}",
+    "\\,",
+    "=",
+    "name=",
+    "flat",
+    "omit_reasoning=",
+    "payload=analysis",
+    "description=a\\, b",
 ];
 
 fn seeds() -> Vec<Vec<u8>> {
@@ -65,8 +103,12 @@ fn seeds() -> Vec<Vec<u8>> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
-            let Ok(text) = std::fs::read_to_string(entry.path()) else { continue };
-            let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else { continue };
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
             for vector in vectors {
                 if let Some(arguments) = vector.get("arguments") {
                     seeds.push(arguments.to_string());
@@ -112,7 +154,12 @@ fn mutate(rng: &mut Rng, input: &mut Vec<u8>, corpus: &[Vec<u8>]) {
                 let most = if rng.below(50) == 0 { 20_000 } else { 8 };
                 let times = 1 + rng.below(most);
                 let at = rng.below(len + 1);
-                let repeated: Vec<u8> = chunk.iter().copied().cycle().take(chunk.len() * times).collect();
+                let repeated: Vec<u8> = chunk
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(chunk.len() * times)
+                    .collect();
                 input.splice(at..at, repeated);
             }
             5 if !corpus.is_empty() => {
@@ -137,12 +184,18 @@ fn mutate(rng: &mut Rng, input: &mut Vec<u8>, corpus: &[Vec<u8>]) {
 fn check<R>(outcome: &Outcome<R>, success: &str) {
     match outcome {
         Outcome::Accepted(accepted) => {
-            assert_eq!(accepted.tool_result, json!({"success": true, "message": success}));
+            assert_eq!(
+                accepted.tool_result,
+                json!({"success": true, "message": success})
+            );
         }
         Outcome::Rejected(rejected) => {
             let error = &rejected.error;
             assert_eq!(rejected.tool_result, json!({"error": error.message()}));
-            assert_eq!(error.class() == ErrorClass::Payload, error.cause().is_none());
+            assert_eq!(
+                error.class() == ErrorClass::Payload,
+                error.cause().is_none()
+            );
             let trace = error.trace_text();
             let lead = match error.class() {
                 ErrorClass::Parameter => "parameter error: ",
@@ -150,7 +203,10 @@ fn check<R>(outcome: &Outcome<R>, success: &str) {
             };
             assert!(trace.starts_with(lead));
             // The echo is bounded: 128 bytes, each escaped to at most 10 characters.
-            assert!(trace.len() <= lead.len() + error.message().len() + 128 * 10 + 80, "{trace}");
+            assert!(
+                trace.len() <= lead.len() + error.message().len() + 128 * 10 + 80,
+                "{trace}"
+            );
             assert!(!trace.contains('\u{1b}') || error.message().contains('\u{1b}'));
         }
     }
@@ -189,19 +245,32 @@ fn run(tools: &Tools, input: &[u8]) {
     for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
         let call = json!({"type": if provider == Provider::OpenAiChat { "function" } else { "function_call" },
                           "name": "s", "function": {"name": "s", "arguments": text}, "arguments": text});
-        check(&tools.typed.handle(provider, &call), "Result submitted successfully.");
+        check(
+            &tools.typed.handle(provider, &call),
+            "Result submitted successfully.",
+        );
     }
     // As a call object, and as arguments that arrived as a value: a value and its text agree.
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
         for provider in Provider::ALL {
-            check(&tools.typed.handle(provider, &value), "Result submitted successfully.");
-            check(&tools.value.handle(provider, &value), "Result submitted successfully.");
+            check(
+                &tools.typed.handle(provider, &value),
+                "Result submitted successfully.",
+            );
+            check(
+                &tools.value.handle(provider, &value),
+                "Result submitted successfully.",
+            );
         }
         let by_value = tools.value.handle_arguments(Arguments::Value(&value));
         check(&by_value, "Result submitted successfully.");
         let normalized = value.to_string();
         let by_normalized = tools.value.handle_arguments(Arguments::Text(&normalized));
-        assert_eq!(comparable(&by_value), comparable(&by_normalized), "value and text disagree");
+        assert_eq!(
+            comparable(&by_value),
+            comparable(&by_normalized),
+            "value and text disagree"
+        );
     }
 }
 
@@ -253,5 +322,8 @@ fn main() {
         }
         done += 1;
     }
-    println!("{done} inputs, no failure (seed {seed}, {} seeds)", corpus.len());
+    println!(
+        "{done} inputs, no failure (seed {seed}, {} seeds)",
+        corpus.len()
+    );
 }

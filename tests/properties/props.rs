@@ -1,7 +1,7 @@
 // Property tests of the parser, shared by `tests/test_properties.rs` (public API) and the
 // parser's unit tests in `submit-core`. The including module provides `value_tool()` (a
 // `SubmitTool<serde_json::Value>` whose payload parameter is `analysis` and which accepts any
-// object), `Outcome`, `ParameterCause`, `Provider` and `Recovery`.
+// object), `Metadata`, `Outcome`, `ParameterCause`, `Provider` and `Recovery`.
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -78,7 +78,9 @@ fn not_closing() -> impl Strategy<Value = String> {
         Just("<parameter name=\"reasoning\">".to_owned()),
         Just("{}".to_owned()),
     ];
-    (closing(), breaker, "\\PC{0,10}").prop_map(|(head, breaker, tail)| head + &breaker + &tail)
+    // The space keeps the tail from completing a breaker into a closing tag (`</x` + `>`).
+    (closing(), breaker, "\\PC{0,10}")
+        .prop_map(|(head, breaker, tail)| format!("{head}{breaker} {tail}"))
 }
 
 /// Prose without marks: no quote, no `<`, no `{`.
@@ -163,7 +165,61 @@ fn assert_rejected(arguments: &Value, cause: ParameterCause) -> Result<(), TestC
     Ok(())
 }
 
+/// Invariants of every outcome, whatever the input.
+fn assert_well_formed(outcome: &Outcome<Value>) -> Result<(), TestCaseError> {
+    match outcome {
+        Outcome::Accepted(accepted) => {
+            prop_assert_eq!(&accepted.tool_result["success"], &json!(true));
+        }
+        Outcome::Rejected(rejected) => {
+            let error = &rejected.error;
+            prop_assert_eq!(&rejected.tool_result, &json!({ "error": error.message() }));
+            prop_assert_eq!(error.cause().is_none(), error.trace_text().starts_with("payload error: "));
+        }
+    }
+    Ok(())
+}
+
+/// Argument text worth fuzzing: arbitrary text, or a valid call cut and spliced with it.
+fn fuzzed_text() -> impl Strategy<Value = String> {
+    let valid = (payload(), prose()).prop_map(|(payload, prose)| {
+        json!({"reasoning": format!("{prose}<parameter name=\"analysis\">{payload}"), "analysis": payload.to_string()})
+            .to_string()
+    });
+    prop_oneof![
+        "\\PC{0,64}",
+        "[\\[\\]{}\":,<>/ a-z0-9\\\\]{0,64}",
+        (valid, any::<prop::sample::Index>(), "\\PC{0,8}").prop_map(|(text, at, junk)| {
+            let mut cut = at.index(text.len() + 1);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!("{}{junk}{}", &text[..cut], &text[cut..])
+        }),
+    ]
+}
+
 proptest! {
+    #[test]
+    fn fuzz_arbitrary_argument_text_and_calls_never_panic(text in fuzzed_text()) {
+        let tool = value_tool();
+        for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+            let call = json!({"type": if provider == Provider::OpenAiChat { "function" } else { "function_call" },
+                              "name": "s", "function": {"name": "s", "arguments": text}, "arguments": text});
+            assert_well_formed(&tool.handle(provider, &call))?;
+        }
+        if let Ok(value) = serde_json::from_str::<Value>(&text) {
+            for provider in Provider::ALL {
+                assert_well_formed(&tool.handle(provider, &value))?;
+            }
+        }
+    }
+
+    #[test]
+    fn fuzz_tag_grammar_never_panics(tag in "[a-zA-Z_=,\\\\ .]{0,48}") {
+        let _ = Metadata::from_tag(&tag);
+    }
+
     #[test]
     fn property_clean_call_is_accepted_with_the_exact_payload(payload in payload(), reasoning in text()) {
         let arguments = json!({"reasoning": reasoning, "analysis": payload});

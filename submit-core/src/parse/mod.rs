@@ -1,7 +1,9 @@
 //! Handling a submit call: the steps of SUBMIT.md §5, top to bottom.
 //!
-//! [`SubmitTool::parse`] reads as the specification does: each step is one call into its own
-//! file, and the first failure wins.
+//! `SubmitTool::parse` reads as the specification does: each step is one call into its own
+//! file, and the first failure wins. Before the steps, argument text goes through one pass
+//! (`clean.rs`) that accepts a clean call or a stringified payload directly and otherwise hands
+//! over what it read; it never rejects, so every rejection is the steps' own.
 
 mod arguments;
 pub(crate) mod call;
@@ -29,6 +31,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use arguments::Arguments;
+
+use arguments::Args;
+use clean::OnePass;
 
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{Accepted, Outcome, Recovery, Rejected};
@@ -124,22 +129,36 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// §5 steps 1 to 8.
     fn parse(&self, arguments: Arguments<'_>) -> Result<Accepted<R>, SubmitError> {
         let options = &self.inner.options;
-        // The common case, a clean call in argument text, decodes in one pass; when it is not
-        // one, the steps decide.
+        // The common cases, a clean call or a stringified payload in argument text, decode in
+        // one pass; anything else, every rejection included, is decided by the steps.
+        let mut read = None;
         if let Arguments::Text(text) = arguments {
             if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
                 let field = &options.payload_field_name;
-                if let Some((response, reasoning)) =
-                    clean::decode(text, field, options.omit_reasoning)
-                {
-                    return Ok(self.accept(response, reasoning, None));
+                match clean::decode(text, field, options.omit_reasoning) {
+                    OnePass::Accepted(response, reasoning, recovery) => {
+                        if let Some(recovery) = recovery {
+                            self.log_recovery(recovery);
+                        }
+                        return Ok(self.accept(response, reasoning, recovery));
+                    }
+                    OnePass::Members(members, reasoning) => {
+                        read = Some((Args::Raw(members), reasoning));
+                    }
+                    OnePass::Steps => {}
                 }
             }
         }
-        // 1. Decode the arguments.
-        let args = arguments::decode(arguments)?;
-        // 2. Reasoning.
-        let reasoning = reasoning::read(&args, options.omit_reasoning)?;
+        // 1. Decode the arguments (done already when the one pass handed over its members).
+        let (args, read_reasoning) = match read {
+            Some(read) => read,
+            None => (arguments::decode(arguments)?, None),
+        };
+        // 2. Reasoning (already read when the one pass found it a string).
+        let reasoning = match read_reasoning {
+            Some(reasoning) => reasoning,
+            None => reasoning::read(&args, options.omit_reasoning)?,
+        };
         let located = if options.flat_payload {
             // 3. Flat payload.
             flat::build(&args, &self.inner.properties)?

@@ -3,6 +3,7 @@
 
 use super::testing::TestTool;
 use crate::error::ParameterCause;
+use crate::metadata::Metadata;
 use crate::outcome::{Outcome, Recovery};
 use crate::provider::Provider;
 use crate::tool::SubmitTool;

@@ -37,9 +37,14 @@ pub(crate) fn trim_end_space(text: &str) -> &str {
     text.trim_end_matches([' ', '\t', '\r', '\n'])
 }
 
+/// `text` without leading whitespace (§5's sense).
+pub(crate) fn trim_start_space(text: &str) -> &str {
+    text.trim_start_matches([' ', '\t', '\r', '\n'])
+}
+
 /// `text` without leading or trailing whitespace (§5's sense).
 pub(crate) fn trim_space(text: &str) -> &str {
-    trim_end_space(text).trim_start_matches([' ', '\t', '\r', '\n'])
+    trim_start_space(trim_end_space(text))
 }
 
 #[cfg(test)]

@@ -38,20 +38,23 @@ pub(crate) fn from_reasoning<'a>(
         return Ok(located);
     }
     let opener = format!("<parameter name=\"{field}\">");
-    match first_mark(field, &opener, reasoning) {
+    let found = first_mark(field, reasoning);
+    match found {
         None => Err(SubmitError::parameter(
             ParameterCause::AbsentOrMistyped,
             required,
         )),
-        Some(Mark::Opener { at }) => opener_form(reasoning, at, opener.len()).ok_or_else(|| {
-            declined(format!(
+        Some((Mark::Opener { at }, opener_before)) => {
+            opener_form(reasoning, at, opener.len(), opener_before).ok_or_else(|| {
+                declined(format!(
                 "{required}: reasoning contains a {opener} block, so {field} was written inside \
                  the reasoning string and could not be recovered from there; send {field} as its \
                  own parameter, not inside reasoning"
             ))
-        }),
-        Some(Mark::Member { quote, value }) => {
-            member_form(reasoning, quote, value).ok_or_else(|| {
+            })
+        }
+        Some((Mark::Member { quote, value }, opener_before)) => {
+            member_form(reasoning, quote, value, opener_before).ok_or_else(|| {
                 declined(format!(
                     "{required}: found a \"{field}\" JSON member at byte {quote} of reasoning, so \
                  {field} was written inside the reasoning string and could not be recovered from \
@@ -99,36 +102,48 @@ enum Mark {
     Member { quote: usize, value: usize },
 }
 
-/// Whichever mark comes first. One pass for each needle: occurrences of `"<payload>"` cannot
-/// overlap (the name holds no quote), so the whitespace after each is scanned once.
-fn first_mark(field: &str, opener: &str, reasoning: &str) -> Option<Mark> {
-    let opener_at = memmem::find(reasoning.as_bytes(), opener.as_bytes());
-    let limit = opener_at.unwrap_or(reasoning.len());
+/// Whichever mark comes first, and whether a parameter's opener starts before it. One pass
+/// finds both forms: each occurrence of `"<payload>"` is either inside the opener
+/// `<parameter name="<payload>">`, or followed by whitespace and a colon, or no mark. The
+/// occurrences cannot overlap (the name holds no quote), so the whitespace after each is
+/// scanned once; the search for any opener stops at the mark.
+fn first_mark(field: &str, reasoning: &str) -> Option<(Mark, bool)> {
+    let bytes = reasoning.as_bytes();
     let quoted = format!("\"{field}\"");
-    // Only occurrences that start before the opener matter.
-    let window = reasoning
-        .as_bytes()
-        .get(..(limit + quoted.len()).min(reasoning.len()))
-        .unwrap_or_default();
-    let member = memmem::find_iter(window, quoted.as_bytes())
-        .take_while(|quote| *quote < limit)
-        .find_map(|quote| {
-            let after = quote + quoted.len();
-            let rest = reasoning.as_bytes().get(after..)?;
-            let spaces = rest.iter().take_while(|b| is_space(**b)).count();
-            (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
-                quote,
-                value: after + spaces + 1,
-            })
+    let mark = memmem::find_iter(bytes, quoted.as_bytes()).find_map(|quote| {
+        let after = quote + quoted.len();
+        let lead = quote.checked_sub(ANY_OPENER.len());
+        let in_opener = lead.is_some_and(|lead| {
+            bytes.get(lead..quote) == Some(ANY_OPENER.as_bytes()) && bytes.get(after) == Some(&b'>')
         });
-    member.or(opener_at.map(|at| Mark::Opener { at }))
+        if let (true, Some(at)) = (in_opener, lead) {
+            return Some(Mark::Opener { at });
+        }
+        let rest = bytes.get(after..)?;
+        let spaces = rest.iter().take_while(|b| is_space(**b)).count();
+        (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
+            quote,
+            value: after + spaces + 1,
+        })
+    })?;
+    let at = match mark {
+        Mark::Opener { at } => at,
+        Mark::Member { quote, .. } => quote,
+    };
+    let opener_before = memmem::find(bytes.get(..at)?, ANY_OPENER.as_bytes()).is_some();
+    Some((mark, opener_before))
 }
 
 /// The opener form: the object after the first opener; reasoning is the text before it with
-/// argument-close markup trimmed.
-fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Located<'_>> {
+/// argument-close markup trimmed. Declines when another parameter's opener comes before.
+fn opener_form(
+    reasoning: &str,
+    at: usize,
+    opener_len: usize,
+    opener_before: bool,
+) -> Option<Located<'_>> {
     let before = reasoning.get(..at)?;
-    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
+    if opener_before {
         return None;
     }
     let after = reasoning.get(at + opener_len..)?;
@@ -156,10 +171,16 @@ fn trim_argument_close(mut text: &str) -> &str {
 }
 
 /// The JSON-member form: the object after the colon; reasoning is the text before the member
-/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`.
-fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Located<'_>> {
+/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`. Declines
+/// when a parameter's opener comes before.
+fn member_form(
+    reasoning: &str,
+    quote: usize,
+    value: usize,
+    opener_before: bool,
+) -> Option<Located<'_>> {
     let before = reasoning.get(..quote)?;
-    if memmem::find(before.as_bytes(), ANY_OPENER.as_bytes()).is_some() {
+    if opener_before {
         return None;
     }
     let after = reasoning.get(value..)?;

@@ -80,9 +80,7 @@ impl fmt::Display for Provider {
 
 /// A provider name that is not one of `claude`, `gemini`, `openai-chat`, `openai-responses`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`"
-)]
+#[error("unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`")]
 pub struct UnknownProvider(pub String);
 
 impl FromStr for Provider {
