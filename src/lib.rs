@@ -253,11 +253,11 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     #[doc(hidden)]
-    pub use serde::de::DeserializeOwned;
-    #[doc(hidden)]
     pub use schemars::JsonSchema;
     #[doc(hidden)]
-    pub use submit_core::{Metadata, SubmitResult};
+    pub use serde::de::DeserializeOwned;
     #[doc(hidden)]
     pub use std::borrow::Cow;
+    #[doc(hidden)]
+    pub use submit_core::{Metadata, SubmitResult};
 }

@@ -183,7 +183,7 @@ fn call_not_in_the_provider_shape_is_rejected_as_undecodable() {
     assert_eq!(error.cause(), Some(ParameterCause::UndecodableArguments));
     assert_eq!(
         error.message(),
-        "failed to parse tool arguments: not a gemini tool call: no `name` string"
+        "failed to parse tool arguments: not a tool call in the gemini shape: no `name` string"
     );
 }
 

@@ -647,7 +647,7 @@ fn exit_2_for_a_call_not_in_the_provider_shape() {
             &chat_call,
         ],
         None,
-        "not a claude tool call",
+        "not a tool call in the claude shape",
     );
     let claude_call = data("claude_clean.json").display().to_string();
     assert_usage_error(
@@ -660,7 +660,7 @@ fn exit_2_for_a_call_not_in_the_provider_shape() {
             &claude_call,
         ],
         None,
-        "not a openai-responses tool call",
+        "not a tool call in the openai-responses shape",
     );
 }
 
@@ -913,7 +913,7 @@ fn triage_malformed_lines_counted_with_line_numbers() {
     assert!(first[1]["reason"]
         .as_str()
         .unwrap()
-        .contains("not a claude tool call"));
+        .contains("not a tool call in the claude shape"));
 }
 
 #[test]

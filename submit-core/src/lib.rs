@@ -16,8 +16,8 @@ mod trace;
 pub use error::{ErrorClass, ParameterCause, SubmitError};
 pub use metadata::{
     Metadata, MetadataError, MetadataErrors, MetadataKey, SubmitResult, DEFAULT_DESCRIPTION,
-    DEFAULT_PAYLOAD_DESCRIPTION, DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE,
-    DEFAULT_TOOL_NAME, REASONING_DESCRIPTION,
+    DEFAULT_PAYLOAD_DESCRIPTION, DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE, DEFAULT_TOOL_NAME,
+    REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, Outcome, Recovery, Rejected};

@@ -375,7 +375,9 @@ pub enum BuildError {
     #[error("invalid submit_result metadata: {0}")]
     Metadata(#[from] MetadataErrors),
     /// A tool name outside `^[A-Za-z0-9_-]{1,64}$`.
-    #[error("invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]
+    #[error(
+        "invalid tool name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`"
+    )]
     InvalidToolName(String),
     /// A payload field name outside `^[A-Za-z0-9_-]{1,64}$`.
     #[error("invalid payload field name `{0}`: use 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`")]

@@ -519,7 +519,11 @@ mod tests {
         let response = parse_response(&body).unwrap();
         let answer = Message::new(
             Role::Tool,
-            vec![Part::tool_response("t", Some("fc-7".into()), Some(json!(1)))],
+            vec![Part::tool_response(
+                "t",
+                Some("fc-7".into()),
+                Some(json!(1)),
+            )],
         );
         let out = convert_messages(&[response.message, answer]).unwrap();
         assert_eq!(out[0]["parts"][0]["functionCall"]["id"], "fc-7");

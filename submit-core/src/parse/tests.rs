@@ -392,7 +392,7 @@ fn call_not_in_the_provider_shape_is_rejected_as_undecodable() {
     assert_eq!(error.cause(), Some(ParameterCause::UndecodableArguments));
     assert_eq!(
         error.message(),
-        "failed to parse tool arguments: not a claude tool call: `type` is \"text\", expected \"tool_use\""
+        "failed to parse tool arguments: not a tool call in the claude shape: `type` is \"text\", expected \"tool_use\""
     );
 }
 

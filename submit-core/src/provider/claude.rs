@@ -88,7 +88,7 @@ mod reading_tests {
             assert_eq!(error.reason, reason);
             assert_eq!(
                 error.to_string(),
-                format!("not a claude tool call: {reason}")
+                format!("not a tool call in the claude shape: {reason}")
             );
         }
     }

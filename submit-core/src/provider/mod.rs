@@ -5,15 +5,18 @@ use std::str::FromStr;
 
 /// A provider's wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum Provider {
     /// Anthropic Messages: `tool_use` blocks, `input` is a JSON object.
+    #[serde(rename = "claude")]
     Claude,
     /// Gemini function declarations: `functionCall` parts, `args` is a JSON object.
+    #[serde(rename = "gemini")]
     Gemini,
     /// OpenAI Chat Completions: tool calls whose `arguments` is a JSON string.
+    #[serde(rename = "openai-chat")]
     OpenAiChat,
     /// OpenAI Responses: `function_call` items whose `arguments` is a JSON string.
+    #[serde(rename = "openai-responses")]
     OpenAiResponses,
 }
 
@@ -80,8 +83,25 @@ impl fmt::Display for Provider {
 
 /// A provider name that is not one of `claude`, `gemini`, `openai-chat`, `openai-responses`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`")]
+#[error(
+    "unknown provider `{0}`, expected one of `claude`, `gemini`, `openai-chat`, `openai-responses`"
+)]
 pub struct UnknownProvider(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::Provider;
+
+    #[test]
+    fn serde_names_are_the_command_line_names() {
+        for provider in Provider::ALL {
+            let json = serde_json::to_value(provider).unwrap();
+            assert_eq!(json, provider.as_str());
+            assert_eq!(serde_json::from_value::<Provider>(json).unwrap(), provider);
+            assert_eq!(provider.as_str().parse::<Provider>().unwrap(), provider);
+        }
+    }
+}
 
 impl FromStr for Provider {
     type Err = UnknownProvider;
@@ -114,7 +134,7 @@ pub struct Call<'a> {
 
 /// A call object that is not in the provider's shape.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("not a {provider} tool call: {reason}")]
+#[error("not a tool call in the {provider} shape: {reason}")]
 pub struct CallShapeError {
     /// The provider whose shape was expected.
     pub provider: Provider,
