@@ -529,3 +529,66 @@ fn a_failing_stream_callback_after_a_round_fails_the_run() {
     .unwrap_err();
     assert_eq!(err.kind, RunErrorKind::Stream("client gone".into()));
 }
+
+/// A model's own error type, to find again through the run's error.
+#[derive(Debug, PartialEq)]
+struct QuotaError {
+    project: String,
+}
+
+impl std::fmt::Display for QuotaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "quota exhausted for {}", self.project)
+    }
+}
+
+impl std::error::Error for QuotaError {}
+
+#[test]
+fn model_error_keeps_its_typed_source_through_the_run_error() {
+    use std::error::Error as _;
+
+    let model = submit_result::agent::model_fn(|_| {
+        Err(ModelError::from_source(QuotaError {
+            project: "atlas".into(),
+        }))
+    });
+    let err = block_on(Agent::new(model).generate(vec![Message::user("go")])).unwrap_err();
+    assert_eq!(
+        err.kind,
+        RunErrorKind::Model(ModelError::new("quota exhausted for atlas"))
+    );
+    assert_eq!(
+        err.to_string(),
+        "model call failed: quota exhausted for atlas"
+    );
+    let model_error = err
+        .source()
+        .and_then(|e| e.downcast_ref::<ModelError>())
+        .expect("the run error's source is the model error");
+    assert_eq!(
+        model_error.downcast_ref::<QuotaError>(),
+        Some(&QuotaError {
+            project: "atlas".into()
+        })
+    );
+    let typed = model_error
+        .source()
+        .and_then(|e| e.downcast_ref::<QuotaError>());
+    assert_eq!(typed.map(|q| q.project.as_str()), Some("atlas"));
+}
+
+#[test]
+fn a_plain_model_error_has_no_source() {
+    use std::error::Error as _;
+
+    let model = ScriptedModel::new().then_fail("service unavailable");
+    let err = block_on(Agent::new(model).generate(vec![Message::user("go")])).unwrap_err();
+    let model_error = err
+        .source()
+        .and_then(|e| e.downcast_ref::<ModelError>())
+        .expect("the run error's source is the model error");
+    assert_eq!(model_error.message(), "service unavailable");
+    assert!(model_error.source().is_none());
+    assert!(model_error.downcast_ref::<std::io::Error>().is_none());
+}

@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use submit_result::agent::transport::{Gemini, TransportError};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use suite::{fast_retry, request, Case};
+use submit_result::agent::{ModelError, RunErrorKind};
+use suite::{cause, fast_retry, request, Case};
 
 const PART_KINDS: [&str; 5] = [
     "text",
@@ -212,6 +213,28 @@ fn server_error_500_three_times_is_a_typed_error() {
         }
     );
     assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn server_error_500_through_the_loop_keeps_the_typed_error() {
+    let (err, requests) = CASE.server_errors_through_the_loop(
+        r#"{"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}"#,
+    );
+    assert_eq!(requests, 3);
+    assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
+    let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
+    assert_eq!(
+        *typed,
+        TransportError::Api {
+            provider: "gemini",
+            status: 500,
+            message: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting".into(),
+            attempts: 3,
+        }
+    );
+    assert_eq!(typed.status(), Some(500));
+    let model = cause::<ModelError>(&err).expect("the model error in the source chain");
+    assert_eq!(model.downcast_ref::<TransportError>(), Some(typed));
 }
 
 #[test]

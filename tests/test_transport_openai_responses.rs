@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use submit_result::agent::transport::{OpenAiResponses, TransportError};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use suite::{fast_retry, request, Case};
+use submit_result::agent::{ModelError, RunErrorKind};
+use suite::{cause, fast_retry, request, Case};
 
 /// Checks a request against the documented Responses API shape.
 fn check(r: &Recorded) -> Result<(), String> {
@@ -206,6 +207,28 @@ fn server_error_500_three_times_is_a_typed_error() {
         }
     );
     assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn server_error_500_through_the_loop_keeps_the_typed_error() {
+    let (err, requests) = CASE.server_errors_through_the_loop(
+        r#"{"error":{"message":"An error occurred while processing your request.","type":"server_error","param":null,"code":"server_error"}}"#,
+    );
+    assert_eq!(requests, 3);
+    assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
+    let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
+    assert_eq!(
+        *typed,
+        TransportError::Api {
+            provider: "openai-responses",
+            status: 500,
+            message: "An error occurred while processing your request.".into(),
+            attempts: 3,
+        }
+    );
+    assert_eq!(typed.status(), Some(500));
+    let model = cause::<ModelError>(&err).expect("the model error in the source chain");
+    assert_eq!(model.downcast_ref::<TransportError>(), Some(typed));
 }
 
 #[test]

@@ -193,9 +193,9 @@ pub enum RunErrorKind {
     /// The agent or executor is configured wrongly.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// The model call failed.
+    /// The model call failed; the [`ModelError`](crate::ModelError) keeps its typed cause.
     #[error("model call failed: {0}")]
-    Model(String),
+    Model(#[source] crate::model::ModelError),
     /// One more tool round than `max_turns` allows.
     #[error(
         "exceeded maximum tool call iterations ({0}): raise max_turns or steer the model to finish"
@@ -235,8 +235,11 @@ pub enum RunErrorKind {
 
 /// A run that stopped without a result: what went wrong and, where the run got that far, the
 /// partial response (its history ends where it can be sent again).
-#[derive(Debug, thiserror::Error)]
-#[error("{kind}")]
+///
+/// Its [`source`](std::error::Error::source) is the kind's cause: for a failed model call the
+/// [`ModelError`](crate::ModelError), whose own source is the model's typed error (a
+/// transport's `TransportError`).
+#[derive(Debug)]
 pub struct RunError {
     /// What went wrong.
     pub kind: RunErrorKind,
@@ -257,5 +260,17 @@ impl RunError {
             kind,
             partial: Some(Box::new(partial)),
         }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
     }
 }

@@ -63,7 +63,7 @@ pub use message::{
 pub use middleware::{SoftToolErrors, ToolApproval, ToolCallDecision, TOOL_APPROVAL};
 pub use model::{
     model_fn, FinishReason, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel,
-    ToolChoice, Usage,
+    SharedError, ToolChoice, Usage,
 };
 pub use run::{Agent, Response, Resume, DEFAULT_MAX_TURNS};
 pub use stream::{ChunkSink, ModelStream, StreamError};

@@ -100,10 +100,116 @@ impl ModelResponse {
     }
 }
 
-/// A model call that failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ModelError(pub String);
+/// The typed cause a [`ModelError`] keeps, shared so the error stays cheap to clone.
+pub type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
+/// A model call that failed: a message and, when the model had one, its typed cause.
+///
+/// Two errors are equal when their messages are; the cause is reached through
+/// [`std::error::Error::source`] or [`ModelError::downcast_ref`].
+///
+/// ```
+/// use std::error::Error as _;
+/// use submit_agent::ModelError;
+///
+/// let plain = ModelError::new("the model is unreachable: retry later");
+/// assert!(plain.source().is_none());
+///
+/// let typed = ModelError::from_source(std::io::Error::other("connection reset"));
+/// assert_eq!(typed.to_string(), "connection reset");
+/// assert!(typed.downcast_ref::<std::io::Error>().is_some());
+/// ```
+#[derive(Clone)]
+pub struct ModelError {
+    message: String,
+    source: Option<SharedError>,
+}
+
+impl ModelError {
+    /// An error with this message and no cause.
+    pub fn new(message: impl Into<String>) -> Self {
+        ModelError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error keeping `error` as its cause; the message is the cause's.
+    pub fn from_source<E>(error: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        ModelError {
+            message: error.to_string(),
+            source: Some(Arc::new(error)),
+        }
+    }
+
+    /// This error with `source` as its cause; the message stays.
+    pub fn with_source(mut self, source: SharedError) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The cause, shared.
+    pub fn shared_source(&self) -> Option<&SharedError> {
+        self.source.as_ref()
+    }
+
+    /// The cause as a `T`, when it is one.
+    pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
+        self.source.as_deref().and_then(|e| e.downcast_ref::<T>())
+    }
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::fmt::Debug for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelError")
+            .field("message", &self.message)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl std::error::Error for ModelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.source {
+            Some(e) => Some(e.as_ref()),
+            None => None,
+        }
+    }
+}
+
+impl PartialEq for ModelError {
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+    }
+}
+
+impl Eq for ModelError {}
+
+impl From<String> for ModelError {
+    fn from(message: String) -> Self {
+        ModelError::new(message)
+    }
+}
+
+impl From<&str> for ModelError {
+    fn from(message: &str) -> Self {
+        ModelError::new(message)
+    }
+}
 
 /// A model: takes a request, returns a response, optionally streaming chunks.
 pub trait Model: Send + Sync {
@@ -239,16 +345,16 @@ impl Model for ScriptedModel {
         };
         async move {
             match step {
-                None => Err(ModelError(
-                    "the scripted model has no response left: add one with then_…".into(),
+                None => Err(ModelError::new(
+                    "the scripted model has no response left: add one with then_…",
                 )),
-                Some(Step::Fail(message)) => Err(ModelError(message)),
+                Some(Step::Fail(message)) => Err(ModelError::new(message)),
                 Some(Step::Respond(chunks, response)) => {
                     if let Some(stream) = &stream {
                         for chunk in chunks {
                             stream
                                 .send(chunk)
-                                .map_err(|e| ModelError(format!("streaming failed: {e}")))?;
+                                .map_err(|e| ModelError::new(format!("streaming failed: {e}")))?;
                         }
                     }
                     Ok(response)

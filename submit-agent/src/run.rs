@@ -538,7 +538,7 @@ impl<'a> Run<'a> {
         };
         let response = match next.run(request).await {
             Ok(r) => r,
-            Err(e) => return Err(self.fail(RunErrorKind::Model(e.0), FinishReason::Failed)),
+            Err(e) => return Err(self.fail(RunErrorKind::Model(e), FinishReason::Failed)),
         };
         self.usage += response.usage;
         let mut message = response.message;

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use submit_result::agent::transport::Retry;
-use submit_result::agent::{Committed, Message, Model, ModelRequest, ModelResponse, ToolChoice};
+use submit_result::agent::{
+    Committed, Message, Model, ModelRequest, ModelResponse, RunError, ToolChoice,
+};
 use submit_result::Recovery;
 
 use crate::agent::{self, executor, paris, Answer, Recording};
@@ -24,6 +26,20 @@ pub struct Case<M> {
     pub model: fn(&str) -> M,
     /// Whether the executor must not force the tool choice.
     pub forbid_forcing: bool,
+}
+
+/// The first error of type `T` in `error`'s source chain (`error` itself excluded).
+pub fn cause<'e, T: std::error::Error + 'static>(
+    error: &'e (dyn std::error::Error + 'static),
+) -> Option<&'e T> {
+    let mut next = error.source();
+    while let Some(e) = next {
+        if let Some(t) = e.downcast_ref::<T>() {
+            return Some(t);
+        }
+        next = e.source();
+    }
+    None
 }
 
 /// A tiny backoff for tests.
@@ -135,6 +151,17 @@ impl<M: Model + 'static> Case<M> {
         );
         let model = (self.model)(&server.url);
         (server, model)
+    }
+
+    /// Runs the agent against the 500-answering server of [`Case::server_errors`]; returns
+    /// the run's error and the number of requests the server received.
+    pub fn server_errors_through_the_loop(&self, body: &str) -> (RunError, usize) {
+        let (server, model) = self.server_errors(body);
+        let ex = executor(model, None).forbid_forced_tool_choice(self.forbid_forcing);
+        match futures::executor::block_on(ex.run(agent::question())) {
+            Ok(_) => panic!("a run against a failing server must fail"),
+            Err(e) => (e, server.requests().len()),
+        }
     }
 
     /// Runs the agent streamed over `file`; returns the run's error text.

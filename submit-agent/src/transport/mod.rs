@@ -261,7 +261,7 @@ impl TransportError {
 
 impl From<TransportError> for ModelError {
     fn from(e: TransportError) -> Self {
-        ModelError(e.to_string())
+        ModelError::from_source(e)
     }
 }
 
