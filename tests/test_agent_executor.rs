@@ -73,6 +73,7 @@ impl<R: DeserializeOwned> Terminal<R> for StandIn {
             }),
             output_schema: None,
             resume_schema: None,
+            wire: None,
         }
     }
 

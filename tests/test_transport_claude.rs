@@ -375,3 +375,12 @@ fn json_answer_to_a_streamed_call_is_a_clear_stream_error() {
         "{err}"
     );
 }
+
+#[test]
+fn submit_tool_definition_reaches_the_wire_exactly() {
+    CASE.submit_definition_on_the_wire(
+        submit_result::Provider::Claude,
+        |b| b["tools"].as_array().cloned().unwrap_or_default(),
+        |d| d["name"].as_str(),
+    );
+}

@@ -98,18 +98,18 @@ fn check(r: &Recorded) -> Result<(), String> {
     {
         for d in array_at(tool, "functionDeclarations")? {
             str_at(d, "name")?;
+            let schema = match (d.get("parameters"), d.get("parametersJsonSchema")) {
+                (Some(legacy), None) => legacy,
+                (None, Some(json_schema)) => json_schema,
+                _ => return fail("parameters and parametersJsonSchema are mutually exclusive"),
+            };
             ensure(
-                d.get("parameters").is_none(),
-                "parameters and parametersJsonSchema are mutually exclusive",
+                schema["type"]
+                    .as_str()
+                    .is_some_and(|t| t.eq_ignore_ascii_case("object")),
+                "parameters must be an object schema",
             )?;
-            ensure(
-                d["parametersJsonSchema"]["type"] == "object",
-                "parametersJsonSchema must be an object schema",
-            )?;
-            ensure(
-                d["parametersJsonSchema"].get("$schema").is_none(),
-                "Unknown name \"$schema\"",
-            )?;
+            ensure(schema.get("$schema").is_none(), "Unknown name \"$schema\"")?;
         }
     }
     if let Some(config) = b.pointer("/toolConfig/functionCallingConfig") {
@@ -261,6 +261,7 @@ fn forced_tool_choice_is_mode_any_with_the_allowed_name() {
         input_schema: json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
         output_schema: None,
         resume_schema: None,
+        wire: None,
     }];
     r.tool_choice = submit_result::agent::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r).unwrap();
@@ -283,4 +284,18 @@ fn wire_snapshots_of_the_agent_run() {
         .collect();
     insta::assert_json_snapshot!("gemini_requests", requests);
     insta::assert_json_snapshot!("gemini_responses", responses);
+}
+
+#[test]
+fn submit_tool_definition_reaches_the_wire_exactly() {
+    CASE.submit_definition_on_the_wire(
+        submit_result::Provider::Gemini,
+        |b| {
+            b["tools"][0]["functionDeclarations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        },
+        |d| d["name"].as_str(),
+    );
 }

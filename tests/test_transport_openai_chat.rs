@@ -97,7 +97,11 @@ fn check(r: &Recorded) -> Result<(), String> {
             f["parameters"]["type"] == "object",
             "parameters must be an object schema",
         )?;
-        ensure(f["strict"].is_boolean(), "strict is sent explicitly")?;
+        // Chat Completions reads a missing `strict` as false.
+        ensure(
+            f.get("strict").is_none_or(Value::is_boolean),
+            "strict must be a boolean",
+        )?;
     }
     if let Some(choice) = b.get("tool_choice") {
         let ok = matches!(choice.as_str(), Some("auto" | "none" | "required"))
@@ -243,6 +247,7 @@ fn forced_tool_choice_is_sent_as_a_named_function() {
         input_schema: json!({"type": "object"}),
         output_schema: None,
         resume_schema: None,
+        wire: None,
     }];
     r.tool_choice = submit_result::agent::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
@@ -261,4 +266,13 @@ fn wire_snapshots_of_the_agent_run() {
         .collect();
     insta::assert_json_snapshot!("openai_chat_requests", requests);
     insta::assert_json_snapshot!("openai_chat_responses", responses);
+}
+
+#[test]
+fn submit_tool_definition_reaches_the_wire_exactly() {
+    CASE.submit_definition_on_the_wire(
+        submit_result::Provider::OpenAiChat,
+        |b| b["tools"].as_array().cloned().unwrap_or_default(),
+        |d| d["function"]["name"].as_str(),
+    );
 }

@@ -260,6 +260,7 @@ fn forced_tool_choice_is_sent_as_a_named_function() {
         input_schema: json!({"type": "object"}),
         output_schema: None,
         resume_schema: None,
+        wire: None,
     }];
     r.tool_choice = submit_result::agent::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
@@ -279,4 +280,13 @@ fn wire_snapshots_of_the_agent_run() {
         .collect();
     insta::assert_json_snapshot!("openai_responses_requests", requests);
     insta::assert_json_snapshot!("openai_responses_responses", responses);
+}
+
+#[test]
+fn submit_tool_definition_reaches_the_wire_exactly() {
+    CASE.submit_definition_on_the_wire(
+        submit_result::Provider::OpenAiResponses,
+        |b| b["tools"].as_array().cloned().unwrap_or_default(),
+        |d| d["name"].as_str(),
+    );
 }

@@ -49,7 +49,9 @@ where
             input_schema: d.get("input_schema").cloned().unwrap_or(Value::Null),
             output_schema: None,
             resume_schema: None,
+            wire: None,
         }
+        .with_wire(|provider| SubmitTool::definition(self, provider))
     }
 
     fn payload_schema(&self) -> Value {
@@ -247,7 +249,8 @@ impl<R> Execution<R> {
 ///     fn name(&self) -> &str { "submit_result" }
 ///     fn definition(&self) -> ToolDefinition {
 ///         ToolDefinition { name: "submit_result".into(), description: "Submit.".into(),
-///             input_schema: json!({"type": "object"}), output_schema: None, resume_schema: None }
+///             input_schema: json!({"type": "object"}), output_schema: None, resume_schema: None,
+///             wire: None }
 ///     }
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
 ///     fn handle(&self, input: &Value) -> Outcome<Value> {

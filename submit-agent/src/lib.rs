@@ -105,6 +105,7 @@ mod tests {
                 input_schema: serde_json::json!({"type": "object"}),
                 output_schema: None,
                 resume_schema: None,
+                wire: None,
             }
         }
         fn payload_schema(&self) -> serde_json::Value {

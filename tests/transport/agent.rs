@@ -62,8 +62,12 @@ pub fn executor(
             Ok(())
         });
     }
-    let tool = SubmitTool::<Answer>::new(Options::new()).unwrap();
-    Executor::new(agent, tool).unwrap()
+    Executor::new(agent, submit_tool()).unwrap()
+}
+
+/// The submit tool the executor runs.
+pub fn submit_tool() -> SubmitTool<Answer> {
+    SubmitTool::<Answer>::new(Options::new()).unwrap()
 }
 
 /// Runs the agent to a committed answer.

@@ -7,11 +7,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::Value;
 use submit_result::agent::transport::Retry;
 use submit_result::agent::{
     Committed, Message, Model, ModelRequest, ModelResponse, RunError, ToolChoice,
 };
-use submit_result::Recovery;
+use submit_result::{Provider, Recovery};
 
 use crate::agent::{self, executor, paris, Answer, Recording};
 use crate::server::{Check, Recorded, Reply, Server};
@@ -113,6 +114,31 @@ impl<M: Model + 'static> Case<M> {
             ["lookup", "lookup", "submit_result"]
         );
         (chunks, server.requests())
+    }
+
+    /// In every request of a full run, the submit tool's definition as sent (found among the
+    /// request's tool definitions by `definitions`, keyed by `name`) equals
+    /// `SubmitTool::definition(provider)`.
+    pub fn submit_definition_on_the_wire(
+        &self,
+        provider: Provider,
+        definitions: fn(&Value) -> Vec<Value>,
+        name: fn(&Value) -> Option<&str>,
+    ) {
+        let (_, requests, _) = self.full_run();
+        let expected = agent::submit_tool().definition(provider);
+        for r in &requests {
+            let tools = definitions(&r.body);
+            let sent: Vec<&Value> = tools
+                .iter()
+                .filter(|d| name(d) == Some("submit_result"))
+                .collect();
+            assert_eq!(sent, vec![&expected], "{provider}: the submit tool as sent");
+            assert!(
+                tools.iter().any(|d| name(d) == Some("lookup")),
+                "{provider}: the lookup tool is sent too"
+            );
+        }
     }
 
     /// A stringified payload reaches the submit tool intact and is recovered.

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
+use submit_core::Provider;
 
 use super::{
     append_text, count, emit, execute, http_builder, input_object, media_url, meta, mime,
@@ -103,6 +104,9 @@ impl Claude {
                 .tools
                 .iter()
                 .map(|t| {
+                    if let Some(exact) = t.wire_definition(Provider::Claude) {
+                        return exact.clone();
+                    }
                     json!({
                         "name": t.name,
                         "description": t.description,
@@ -559,6 +563,7 @@ mod tests {
                 input_schema: json!({"type": "object"}),
                 output_schema: None,
                 resume_schema: None,
+                wire: None,
             }],
             tool_choice: choice,
         }

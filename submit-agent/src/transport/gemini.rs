@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
+use submit_core::Provider;
 
 use super::{
     append_text, base64_decode, base64_encode, count, emit, execute, http_builder, input_object,
@@ -95,6 +96,9 @@ impl Gemini {
                 .tools
                 .iter()
                 .map(|t| {
+                    if let Some(exact) = t.wire_definition(Provider::Gemini) {
+                        return exact.clone();
+                    }
                     let mut schema = t.input_schema.clone();
                     if let Some(m) = schema.as_object_mut() {
                         m.remove("$schema");

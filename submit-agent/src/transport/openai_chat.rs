@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
+use submit_core::Provider;
 
 use super::{
     arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
@@ -88,6 +89,9 @@ impl OpenAiChat {
                 .tools
                 .iter()
                 .map(|t| {
+                    if let Some(exact) = t.wire_definition(Provider::OpenAiChat) {
+                        return exact.clone();
+                    }
                     json!({
                         "type": "function",
                         "function": {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
+use submit_core::Provider;
 
 use super::{
     append_text, arguments_text, arguments_value, count, emit, error_text, execute, http_builder,
@@ -92,6 +93,9 @@ impl OpenAiResponses {
                 .tools
                 .iter()
                 .map(|t| {
+                    if let Some(exact) = t.wire_definition(Provider::OpenAiResponses) {
+                        return exact.clone();
+                    }
                     json!({
                         "type": "function",
                         "name": t.name,
