@@ -235,3 +235,39 @@ fn h6_real_tool_builtin_schema_validator_rejects_maybe_then_commits_yes() {
     assert!(second.contains("Result rejected"), "{second}");
     assert!(matches!(done.trace[0].status, TraceStatus::Findings(1)));
 }
+
+#[test]
+fn submit_tool_definition_carries_each_providers_exact_definition() {
+    use submit_result::agent::{Terminal, ToolDefinition};
+    use submit_result::Provider;
+
+    let tool = tool();
+    let model = ScriptedModel::new().then_message(vec![submit("r", "x")]);
+    let executor = Executor::<Answer>::new(Agent::new(model.clone()), tool.clone()).unwrap();
+    block_on(executor.run(vec![Message::user("go")])).unwrap();
+    let sent = model.requests()[0]
+        .tools
+        .iter()
+        .find(|d| d.name == "submit_result")
+        .cloned()
+        .expect("the submit tool is offered");
+    for provider in Provider::ALL {
+        assert_eq!(
+            sent.wire_definition(provider),
+            Some(&tool.definition(provider)),
+            "{provider}"
+        );
+    }
+    // The Anthropic-form fields stay as before.
+    let claude = tool.definition(Provider::Claude);
+    assert_eq!(sent.input_schema, claude["input_schema"]);
+    assert_eq!(Terminal::definition(&tool), sent);
+    // The per-provider definitions survive a serde round trip.
+    let text = serde_json::to_string(&sent).unwrap();
+    let back: ToolDefinition = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, sent);
+    assert_eq!(
+        back.wire_definition(Provider::Gemini),
+        Some(&tool.definition(Provider::Gemini))
+    );
+}
