@@ -24,7 +24,8 @@ const NS: &str = "gemini";
 /// The Gemini API (`generateContent`) as a [`Model`].
 ///
 /// Tools are declared with `parametersJsonSchema` (JSON Schema, not the legacy OpenAPI
-/// subset). Thought signatures are kept on parts and echoed back unchanged.
+/// subset); a tool carrying its exact Gemini declaration (the submit tool, in whichever form
+/// its options chose) is declared as that. Thought signatures are kept on parts and echoed back unchanged.
 ///
 /// ```
 /// use submit_agent::transport::Gemini;

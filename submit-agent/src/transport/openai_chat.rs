@@ -22,7 +22,7 @@ const PROVIDER: &str = "openai-chat";
 /// The OpenAI Chat Completions API as a [`Model`].
 ///
 /// Tools are sent with `strict: false` (the definitions the loop passes are plain JSON
-/// Schema). Tool results are text; media in a tool result is refused with an error.
+/// Schema); a tool carrying its exact Chat definition (the submit tool) is sent as that. Tool results are text; media in a tool result is refused with an error.
 ///
 /// ```
 /// use submit_agent::transport::OpenAiChat;

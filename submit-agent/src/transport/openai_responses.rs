@@ -25,7 +25,8 @@ const NS: &str = "openaiResponses";
 /// The OpenAI Responses API as a [`Model`].
 ///
 /// Tools are sent with `strict: false` explicitly (an omitted `strict` makes the API
-/// normalize the schema into strict mode). Reasoning items are kept on reasoning parts and
+/// normalize the schema into strict mode); a tool carrying its exact Responses definition
+/// (the submit tool) is sent as that. Reasoning items are kept on reasoning parts and
 /// sent back on the next turn.
 ///
 /// ```
