@@ -3,9 +3,11 @@
 
 use std::ops::Range;
 
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::arguments::RawObject;
+use super::reasoning::trim_start_space;
 
 /// Whether `rest` holds closing tokens only: runs of `}`, `]`, space, tab, CR, LF and closing
 /// tags `</NAME>` with NAME in `[A-Za-z0-9_]+`, in any order. One pass over the bytes.
@@ -45,6 +47,19 @@ pub(crate) fn leading_object(text: &str) -> Option<Range<usize>> {
     let end = stream.byte_offset();
     let start = end.checked_sub(raw.get().len())?;
     (raw.get().starts_with('{') && only_closing_tokens(text.get(end..)?)).then_some(start..end)
+}
+
+/// The JSON object that `text` starts with (after JSON whitespace) decoded into `R`, when what
+/// follows it is closing tokens only: [`leading_object`] and a decode of its range in one pass.
+/// `None` when the first value is not an object, does not decode into `R`, or is followed by
+/// anything else. Decoding is under serde_json's depth limit.
+pub(crate) fn leading_decoded<R: DeserializeOwned>(text: &str) -> Option<R> {
+    if !trim_start_space(text).starts_with('{') {
+        return None;
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<R>();
+    let response = stream.next()?.ok()?;
+    only_closing_tokens(text.get(stream.byte_offset()..)?).then_some(response)
 }
 
 /// The members of the JSON object `text` starts with, when closing tokens only follow it.

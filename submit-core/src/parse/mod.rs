@@ -34,6 +34,7 @@ pub use arguments::Arguments;
 
 use arguments::Args;
 use clean::OnePass;
+use recover::Recovered;
 
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{Accepted, Outcome, Recovery, Rejected};
@@ -159,22 +160,35 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             Some(reasoning) => reasoning,
             None => reasoning::read(&args, options.omit_reasoning)?,
         };
-        let located = if options.flat_payload {
+        let field = &options.payload_field_name;
+        let found = if options.flat_payload {
             // 3. Flat payload.
-            flat::build(&args, &self.inner.properties)?
+            Recovered::Located(flat::build(&args, &self.inner.properties)?)
+        } else if !options.strict && self.inner.validator.is_none() {
+            // 4 to 6, and 7 for a payload recovered from reasoning: it is decoded as its end
+            // is found.
+            payload::locate_decoded(&args, field, &reasoning)?
         } else {
             // 4. Nested payload; 5. recovery from reasoning; 6. stringified payload.
-            payload::locate(&args, &options.payload_field_name, &reasoning)?
+            Recovered::Located(payload::locate(&args, field, &reasoning)?)
         };
-        let recovery = located.recovery;
-        if let Some(recovery) = recovery {
-            self.log_recovery(recovery);
-        }
-        // 7. Decode.
-        let response = decode::decode(&self.inner, located.payload)?;
+        let (response, replacement, recovery) = match found {
+            Recovered::Located(located) => {
+                if let Some(recovery) = located.recovery {
+                    self.log_recovery(recovery);
+                }
+                // 7. Decode.
+                let response = decode::decode(&self.inner, located.payload)?;
+                (response, located.reasoning, located.recovery)
+            }
+            Recovered::Decoded(response, recovered, recovery) => {
+                self.log_recovery(recovery);
+                (response, Some(Cow::Borrowed(recovered)), Some(recovery))
+            }
+        };
         // 8. Accept.
         // A recovered reasoning is usually a prefix of the argument: cut it in place.
-        let replacement = located.reasoning.map(|text| match text {
+        let replacement = replacement.map(|text| match text {
             Cow::Borrowed(text) if text.as_ptr() == reasoning.as_ptr() => Err(text.len()),
             other => Ok(other.into_owned()),
         });

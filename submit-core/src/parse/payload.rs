@@ -2,12 +2,13 @@
 
 use std::borrow::Cow;
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::arguments::{Args, JsonType, Param};
 use super::closing::leading_object;
 use super::echo::echo;
-use super::recover::{self, Arrival};
+use super::recover::{self, Arrival, Recovered};
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::Recovery;
 
@@ -71,6 +72,21 @@ pub(crate) fn locate<'a>(
             not_an_object(field, Some(other)),
         )),
     }
+}
+
+/// [`locate`] for a response type decoded straight from JSON text: a payload recovered from
+/// reasoning comes back decoded (see [`recover::decoded_from_reasoning`]).
+pub(crate) fn locate_decoded<'a, R: DeserializeOwned>(
+    args: &Args<'a>,
+    field: &str,
+    reasoning: &'a str,
+) -> Result<Recovered<'a, R>, SubmitError> {
+    let arrival = match args.get(field) {
+        None => Arrival::Absent,
+        Some(param) if param.json_type() == JsonType::Null => Arrival::Null,
+        Some(_) => return locate(args, field, reasoning).map(Recovered::Located),
+    };
+    recover::decoded_from_reasoning(field, reasoning, arrival)
 }
 
 /// Step 4's message: `<field> parameter is required` when absent (`got` is `None`), else

@@ -6,10 +6,11 @@
 
 use std::borrow::Cow;
 
-use memchr::memmem;
+use memchr::{memchr2_iter, memmem};
+use serde::de::DeserializeOwned;
 
 use super::arguments::{CowStr, JsonType};
-use super::closing::{leading_members, leading_object};
+use super::closing::{leading_decoded, leading_members, leading_object};
 use super::payload::{not_an_object, Located, Payload};
 use super::reasoning::{is_space, trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
@@ -25,6 +26,15 @@ pub(crate) enum Arrival {
 /// Any parameter's opener: text before the payload that holds one may hide another value.
 const ANY_OPENER: &str = "<parameter name=";
 
+/// A recovery from reasoning: the payload found (step 7 decodes it), or already decoded.
+pub(crate) enum Recovered<'a, R> {
+    /// The payload's text and the reasoning, as [`from_reasoning`] finds them.
+    Located(Located<'a>),
+    /// The payload decoded into the response type while its end was found, the reasoning before
+    /// it, and the form it was recovered from.
+    Decoded(R, &'a str, Recovery),
+}
+
 /// Step 5. Without a mark the submit rejects with step 4's message (cause *absent or mistyped
 /// parameter*); a mark that does not lead to an object followed by closing tokens rejects
 /// with a hint (cause *reasoning recovery declined*).
@@ -33,39 +43,110 @@ pub(crate) fn from_reasoning<'a>(
     reasoning: &'a str,
     arrival: Arrival,
 ) -> Result<Located<'a>, SubmitError> {
-    let required = not_an_object(field, (arrival == Arrival::Null).then_some(JsonType::Null));
-    if let Some(located) = whole_object(field, reasoning) {
-        return Ok(located);
-    }
-    let opener = format!("<parameter name=\"{field}\">");
-    let found = first_mark(field, reasoning);
-    match found {
-        None => Err(SubmitError::parameter(
-            ParameterCause::AbsentOrMistyped,
-            required,
-        )),
-        Some((Mark::Opener { at }, opener_before)) => {
-            opener_form(reasoning, at, opener.len(), opener_before).ok_or_else(|| {
-                declined(format!(
-                "{required}: reasoning contains a {opener} block, so {field} was written inside \
-                 the reasoning string and could not be recovered from there; send {field} as its \
-                 own parameter, not inside reasoning"
-            ))
-            })
-        }
-        Some((Mark::Member { quote, value }, opener_before)) => {
-            member_form(reasoning, quote, value, opener_before).ok_or_else(|| {
-                declined(format!(
-                    "{required}: found a \"{field}\" JSON member at byte {quote} of reasoning, so \
-                 {field} was written inside the reasoning string and could not be recovered from \
-                 there; send {field} as the top-level parameter, not inside reasoning"
-                ))
-            })
-        }
+    match find(field, reasoning, arrival)? {
+        Found::Whole(located) => Ok(located),
+        Found::Object(object) => object.locate(field, arrival),
     }
 }
 
-fn declined(message: String) -> SubmitError {
+/// Step 5 with step 7 for a response type decoded straight from JSON text: the recovered
+/// object is decoded while its end is found, so it is read once. When that decode fails the
+/// object is located as [`from_reasoning`] does, and step 7 words the failure.
+pub(crate) fn decoded_from_reasoning<'a, R: DeserializeOwned>(
+    field: &str,
+    reasoning: &'a str,
+    arrival: Arrival,
+) -> Result<Recovered<'a, R>, SubmitError> {
+    match find(field, reasoning, arrival)? {
+        Found::Whole(located) => Ok(Recovered::Located(located)),
+        Found::Object(object) => match leading_decoded::<R>(object.after) {
+            Some(response) => Ok(Recovered::Decoded(
+                response,
+                object.reasoning,
+                object.recovery,
+            )),
+            None => object.locate(field, arrival).map(Recovered::Located),
+        },
+    }
+}
+
+/// What the marks decide before the payload object is read.
+enum Found<'a> {
+    /// The whole reasoning is an object holding the payload.
+    Whole(Located<'a>),
+    /// A mark with no parameter's opener before it: the object must start the text after it.
+    Object(MarkedObject<'a>),
+}
+
+struct MarkedObject<'a> {
+    mark: Mark,
+    /// The text after the mark.
+    after: &'a str,
+    /// The reasoning that replaces the argument's when the object is recovered.
+    reasoning: &'a str,
+    recovery: Recovery,
+}
+
+impl<'a> MarkedObject<'a> {
+    /// The object at the start of `after`, followed by closing tokens only; else the decline.
+    fn locate(&self, field: &str, arrival: Arrival) -> Result<Located<'a>, SubmitError> {
+        leading_object(self.after)
+            .and_then(|range| self.after.get(range))
+            .map(|payload| Located {
+                payload: Payload::Text(Cow::Borrowed(payload)),
+                reasoning: Some(Cow::Borrowed(self.reasoning)),
+                recovery: Some(self.recovery),
+            })
+            .ok_or_else(|| declined(field, arrival, self.mark))
+    }
+}
+
+/// The whole-object check, then the first mark and the text around it.
+fn find<'a>(field: &str, reasoning: &'a str, arrival: Arrival) -> Result<Found<'a>, SubmitError> {
+    if let Some(located) = whole_object(field, reasoning) {
+        return Ok(Found::Whole(located));
+    }
+    let Some((mark, opener_before)) = first_mark(field, reasoning) else {
+        return Err(SubmitError::parameter(
+            ParameterCause::AbsentOrMistyped,
+            required(field, arrival),
+        ));
+    };
+    let object = match mark {
+        _ if opener_before => None,
+        Mark::Opener { at } => opener_form(reasoning, at, opener_len(field)),
+        Mark::Member { quote, value } => member_form(reasoning, quote, value),
+    };
+    object
+        .map(Found::Object)
+        .ok_or_else(|| declined(field, arrival, mark))
+}
+
+/// Step 4's message for the payload as it arrived.
+fn required(field: &str, arrival: Arrival) -> String {
+    not_an_object(field, (arrival == Arrival::Null).then_some(JsonType::Null))
+}
+
+/// The byte length of `<parameter name="<field>">`.
+fn opener_len(field: &str) -> usize {
+    ANY_OPENER.len() + field.len() + 3
+}
+
+/// The decline for a mark that did not lead to a recoverable object.
+fn declined(field: &str, arrival: Arrival, mark: Mark) -> SubmitError {
+    let required = required(field, arrival);
+    let message = match mark {
+        Mark::Opener { .. } => format!(
+            "{required}: reasoning contains a <parameter name=\"{field}\"> block, so {field} was \
+             written inside the reasoning string and could not be recovered from there; send \
+             {field} as its own parameter, not inside reasoning"
+        ),
+        Mark::Member { quote, .. } => format!(
+            "{required}: found a \"{field}\" JSON member at byte {quote} of reasoning, so \
+             {field} was written inside the reasoning string and could not be recovered from \
+             there; send {field} as the top-level parameter, not inside reasoning"
+        ),
+    };
     SubmitError::parameter(ParameterCause::ReasoningDeclined, message)
 }
 
@@ -102,56 +183,72 @@ enum Mark {
     Member { quote: usize, value: usize },
 }
 
-/// Whichever mark comes first, and whether a parameter's opener starts before it. One pass
-/// finds both forms: each occurrence of `"<payload>"` is either inside the opener
-/// `<parameter name="<payload>">`, or followed by whitespace and a colon, or no mark. The
-/// occurrences cannot overlap (the name holds no quote), so the whitespace after each is
-/// scanned once; the search for any opener stops at the mark.
+/// Whichever mark comes first, and whether a parameter's opener starts before it.
+///
+/// The candidates are the occurrences of `"<payload>"`, leftmost first and not overlapping
+/// one another: each is either inside the opener `<parameter name="<payload>">`, or followed
+/// by whitespace and a colon, or no mark. Up to the first parameter's opener, one scan for `<`
+/// and `"` finds both that opener and the candidates (an opener mark starts with that first
+/// opener, so only member marks can come before it); after it, only the candidates are
+/// searched. Every byte is scanned once, and the whitespace after each candidate once.
 fn first_mark(field: &str, reasoning: &str) -> Option<(Mark, bool)> {
     let bytes = reasoning.as_bytes();
     let quoted = format!("\"{field}\"");
-    let mark = memmem::find_iter(bytes, quoted.as_bytes()).find_map(|quote| {
-        let after = quote + quoted.len();
-        let lead = quote.checked_sub(ANY_OPENER.len());
-        let in_opener = lead.is_some_and(|lead| {
-            bytes.get(lead..quote) == Some(ANY_OPENER.as_bytes()) && bytes.get(after) == Some(&b'>')
-        });
-        if let (true, Some(at)) = (in_opener, lead) {
-            return Some(Mark::Opener { at });
+    let quoted = quoted.as_bytes();
+    // Where the next candidate may start: the end of the last one.
+    let mut next = 0;
+    let mut first_opener = None;
+    for at in memchr2_iter(b'<', b'"', bytes) {
+        let rest = bytes.get(at..).unwrap_or_default();
+        if rest.first() == Some(&b'<') {
+            if rest.starts_with(ANY_OPENER.as_bytes()) {
+                first_opener = Some(at);
+                break;
+            }
+        } else if at >= next && rest.starts_with(quoted) {
+            next = at + quoted.len();
+            if let Some(mark) = mark_at(bytes, at, quoted.len()) {
+                return Some((mark, false));
+            }
         }
-        let rest = bytes.get(after..)?;
-        let spaces = rest.iter().take_while(|b| is_space(**b)).count();
-        (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
-            quote,
-            value: after + spaces + 1,
-        })
-    })?;
+    }
+    let first_opener = first_opener?;
+    let from = first_opener.max(next);
+    let mark = memmem::find_iter(bytes.get(from..)?, quoted)
+        .find_map(|quote| mark_at(bytes, from + quote, quoted.len()))?;
     let at = match mark {
         Mark::Opener { at } => at,
         Mark::Member { quote, .. } => quote,
     };
-    let opener_before = memmem::find(bytes.get(..at)?, ANY_OPENER.as_bytes()).is_some();
-    Some((mark, opener_before))
+    Some((mark, first_opener < at))
+}
+
+/// The mark that the candidate `"<payload>"` (`quoted_len` bytes) at `quote` is, if any.
+fn mark_at(bytes: &[u8], quote: usize, quoted_len: usize) -> Option<Mark> {
+    let after = quote + quoted_len;
+    let lead = quote.checked_sub(ANY_OPENER.len());
+    let in_opener = lead.is_some_and(|lead| {
+        bytes.get(lead..quote) == Some(ANY_OPENER.as_bytes()) && bytes.get(after) == Some(&b'>')
+    });
+    if let (true, Some(at)) = (in_opener, lead) {
+        return Some(Mark::Opener { at });
+    }
+    let rest = bytes.get(after..)?;
+    let spaces = rest.iter().take_while(|b| is_space(**b)).count();
+    (rest.get(spaces) == Some(&b':')).then_some(Mark::Member {
+        quote,
+        value: after + spaces + 1,
+    })
 }
 
 /// The opener form: the object after the first opener; reasoning is the text before it with
-/// argument-close markup trimmed. Declines when another parameter's opener comes before.
-fn opener_form(
-    reasoning: &str,
-    at: usize,
-    opener_len: usize,
-    opener_before: bool,
-) -> Option<Located<'_>> {
-    let before = reasoning.get(..at)?;
-    if opener_before {
-        return None;
-    }
-    let after = reasoning.get(at + opener_len..)?;
-    let range = leading_object(after)?;
-    Some(Located {
-        payload: Payload::Text(Cow::Borrowed(after.get(range)?)),
-        reasoning: Some(Cow::Borrowed(trim_argument_close(before))),
-        recovery: Some(Recovery::ReasoningOpener),
+/// argument-close markup trimmed.
+fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<MarkedObject<'_>> {
+    Some(MarkedObject {
+        mark: Mark::Opener { at },
+        after: reasoning.get(at + opener_len..)?,
+        reasoning: trim_argument_close(reasoning.get(..at)?),
+        recovery: Recovery::ReasoningOpener,
     })
 }
 
@@ -171,28 +268,17 @@ fn trim_argument_close(mut text: &str) -> &str {
 }
 
 /// The JSON-member form: the object after the colon; reasoning is the text before the member
-/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`. Declines
-/// when a parameter's opener comes before.
-fn member_form(
-    reasoning: &str,
-    quote: usize,
-    value: usize,
-    opener_before: bool,
-) -> Option<Located<'_>> {
-    let before = reasoning.get(..quote)?;
-    if opener_before {
-        return None;
-    }
-    let after = reasoning.get(value..)?;
-    let range = leading_object(after)?;
-    let prose = trim_end_space(before);
+/// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`.
+fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<MarkedObject<'_>> {
+    let prose = trim_end_space(reasoning.get(..quote)?);
     let prose = prose.strip_suffix(',').unwrap_or(prose);
     let prose = trim_end_space(prose);
     let prose = prose.strip_suffix('"').unwrap_or(prose);
-    Some(Located {
-        payload: Payload::Text(Cow::Borrowed(after.get(range)?)),
-        reasoning: Some(Cow::Borrowed(prose)),
-        recovery: Some(Recovery::ReasoningMember),
+    Some(MarkedObject {
+        mark: Mark::Member { quote, value },
+        after: reasoning.get(value..)?,
+        reasoning: prose,
+        recovery: Recovery::ReasoningMember,
     })
 }
 
@@ -357,6 +443,77 @@ mod tests {
         // A quoted name without a colon is no mark.
         let reasoning = format!("\"analysis\" was hard. <parameter name=\"analysis\">{OBJ}");
         assert_eq!(recovered(&reasoning).2, Recovery::ReasoningOpener);
+    }
+
+    #[test]
+    fn candidates_do_not_overlap_one_another() {
+        // The quote closing the first `"analysis"` does not start a second candidate.
+        for reasoning in [
+            format!("\"analysis\"analysis\": {OBJ}"),
+            format!("<parameter name=\"x\"> \"analysis\"analysis\": {OBJ}"),
+        ] {
+            let error = from_reasoning("analysis", &reasoning, Arrival::Absent).unwrap_err();
+            assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
+        }
+        let reasoning = format!("\"analysis\"analysis\" \"analysis\": {OBJ}");
+        let expected = "\"analysis\"analysis".to_owned();
+        assert_eq!(
+            recovered(&reasoning),
+            (OBJ.to_owned(), expected, Recovery::ReasoningMember)
+        );
+        let reasoning = format!("\"analysis\"analysis\" \"analysis\": {OBJ} x");
+        assert!(declined_message(&reasoning).contains("JSON member at byte 20"));
+    }
+
+    #[test]
+    fn opener_before_a_member_mark_declines_after_a_one_pass_scan() {
+        let reasoning = format!("\"a\" <b> <parameter name=\"x\">\"analysis\":{OBJ}");
+        assert!(declined_message(&reasoning).contains("JSON member at byte 28"));
+        let reasoning = format!("\"analysis\":{OBJ} <parameter name=\"x\">");
+        assert!(declined_message(&reasoning).contains("JSON member at byte 0"));
+    }
+
+    #[test]
+    fn decoded_recovery_agrees_with_the_located_payload() {
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        struct Sample {
+            summary: String,
+        }
+        for reasoning in [
+            format!("done</reasoning>\n<parameter name=\"analysis\">{OBJ}</parameter>"),
+            format!("done\", \"analysis\": {OBJ}}}"),
+            format!("{{\"reasoning\":\"r\",\"analysis\":{OBJ}}}"),
+            "<parameter name=\"analysis\">{\"summary\":1}".to_owned(),
+            format!("<parameter name=\"analysis\">{OBJ} and more"),
+            format!("<parameter name=\"analysis\"> [{OBJ}]"),
+            "no mark".to_owned(),
+        ] {
+            let located = from_reasoning("analysis", &reasoning, Arrival::Null);
+            let decoded = decoded_from_reasoning::<Sample>("analysis", &reasoning, Arrival::Null);
+            match (located, decoded) {
+                (Ok(located), Ok(Recovered::Decoded(response, text, recovery))) => {
+                    let Payload::Text(payload) = located.payload else {
+                        panic!("text payload expected")
+                    };
+                    let expected: Sample = serde_json::from_str(&payload).unwrap();
+                    assert_eq!(response, expected, "{reasoning:?}");
+                    assert_eq!(located.reasoning.as_deref(), Some(text), "{reasoning:?}");
+                    assert_eq!(located.recovery, Some(recovery), "{reasoning:?}");
+                }
+                (Ok(located), Ok(Recovered::Located(again))) => {
+                    assert_eq!(
+                        format!("{located:?}"),
+                        format!("{again:?}"),
+                        "{reasoning:?}"
+                    );
+                }
+                (Err(located), Err(decoded)) => {
+                    assert_eq!(located.message(), decoded.message(), "{reasoning:?}");
+                    assert_eq!(located.cause(), decoded.cause(), "{reasoning:?}");
+                }
+                _ => panic!("the two recoveries disagree on {reasoning:?}"),
+            }
+        }
     }
 
     #[test]
