@@ -1,8 +1,6 @@
 //! The trace of rejected submits, and the logs: classes and causes as values, the bounded echo,
 //! and reasoning that never reaches either.
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::json;
 use submit_result::{ErrorClass, Options, ParameterCause, Provider, SubmitTool, Trace};
 
@@ -19,33 +17,6 @@ fn tool() -> SubmitTool<Analysis> {
 fn chat(arguments: serde_json::Value) -> serde_json::Value {
     json!({"id": "call_7", "type": "function",
            "function": {"name": "submit_result", "arguments": arguments.to_string()}})
-}
-
-/// A `tracing` subscriber writing into a buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn logs_of(run: impl FnOnce()) -> String {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    tracing::subscriber::with_default(subscriber, run);
-    let bytes = captured.0.lock().unwrap().clone();
-    String::from_utf8(bytes).unwrap()
 }
 
 #[test]
@@ -134,50 +105,4 @@ fn echo_escapes_control_characters() {
     let record = trace.calls()[0].error.clone().unwrap();
     assert!(record.ends_with("(analysis arrived as a 5-byte string: \"\\u{1b}[2J\\u{7}\")"));
     assert!(!record.contains('\u{1b}'));
-}
-
-#[test]
-fn submit_log_carries_reasoning_bytes_never_the_reasoning() {
-    let tool = tool();
-    for reasoning in [
-        "",
-        "ok",
-        "CONFIDENTIAL: the customer's database password is hunter2, seen in the log",
-    ] {
-        let logs = logs_of(|| {
-            let outcome = tool.handle(
-                Provider::OpenAiChat,
-                &chat(json!({"reasoning": reasoning, "analysis": {"summary": "s"}})),
-            );
-            assert_eq!(outcome.accepted().unwrap().reasoning, reasoning);
-        });
-        assert!(logs.contains("submitting result"), "{logs}");
-        assert!(
-            logs.contains(&format!("reasoning_bytes={}", reasoning.len())),
-            "{logs}"
-        );
-        if reasoning.len() > 2 {
-            assert!(!logs.contains(&reasoning[..20]), "{logs}");
-        }
-    }
-}
-
-#[test]
-fn recovery_log_names_tool_field_and_kind_never_the_prose() {
-    let prose = "SECRET prose about the incident";
-    let tool = tool();
-    let logs = logs_of(|| {
-        let outcome = tool.handle(
-            Provider::Claude,
-            &json!({"type": "tool_use", "id": "t", "name": "submit_result", "input": {
-                "reasoning": format!("{prose}</reasoning>\n<parameter name=\"analysis\">{{\"summary\":\"s\"}}")
-            }}),
-        );
-        assert!(outcome.is_accepted());
-    });
-    assert!(logs.contains("recovered submit payload"), "{logs}");
-    assert!(logs.contains("tool=submit_result"), "{logs}");
-    assert!(logs.contains("field=analysis"), "{logs}");
-    assert!(logs.contains("recovery=\"reasoning_opener\""), "{logs}");
-    assert!(!logs.contains("SECRET"), "{logs}");
 }
