@@ -2,26 +2,23 @@
 
 use std::collections::BTreeMap;
 
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
     append_text, count, emit, execute, http_builder, input_object, media_url, meta, mime,
-    output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+    model_via_send, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
+    TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
-use crate::model::{
-    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
-};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "claude";
 /// Part metadata namespace holding thinking signatures and redacted thinking.
 const NS: &str = "claude";
 
-/// The Anthropic Messages API as a [`Model`].
+/// The Anthropic Messages API as a [`Model`](crate::Model).
 ///
 /// ```
 /// use submit_agent::transport::Claude;
@@ -158,7 +155,7 @@ impl Claude {
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`].
+    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
     pub async fn send(
         &self,
         request: ModelRequest,
@@ -175,15 +172,7 @@ impl Claude {
     }
 }
 
-impl Model for Claude {
-    fn generate<'a>(
-        &'a self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
-    }
-}
+model_via_send!(Claude);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

@@ -2,26 +2,23 @@
 
 use std::collections::HashSet;
 
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
     append_text, base64_decode, base64_encode, count, emit, execute, http_builder, input_object,
-    meta, mime, system_text, with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+    meta, mime, model_via_send, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
+    TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
-use crate::model::{
-    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
-};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "gemini";
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
 
-/// The Gemini API (`generateContent`) as a [`Model`].
+/// The Gemini API (`generateContent`) as a [`Model`](crate::Model).
 ///
 /// Tools are declared with `parametersJsonSchema` (JSON Schema, not the legacy OpenAPI
 /// subset); a tool carrying its exact Gemini declaration (the submit tool, in whichever form
@@ -159,7 +156,7 @@ impl Gemini {
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`].
+    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
     pub async fn send(
         &self,
         request: ModelRequest,
@@ -176,15 +173,7 @@ impl Gemini {
     }
 }
 
-impl Model for Gemini {
-    fn generate<'a>(
-        &'a self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
-    }
-}
+model_via_send!(Gemini);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

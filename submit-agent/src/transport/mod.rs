@@ -972,6 +972,29 @@ macro_rules! http_builder {
 }
 pub(crate) use http_builder;
 
+/// `Model` for a transport: its typed `send`, with the typed error kept as the source.
+macro_rules! model_via_send {
+    ($ty:ty) => {
+        impl $crate::model::Model for $ty {
+            fn generate<'a>(
+                &'a self,
+                request: $crate::model::ModelRequest,
+                stream: ::core::option::Option<$crate::stream::ModelStream>,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                ::core::result::Result<$crate::model::ModelResponse, $crate::model::ModelError>,
+            > {
+                ::futures::FutureExt::boxed(async move {
+                    self.send(request, stream)
+                        .await
+                        .map_err($crate::model::ModelError::from)
+                })
+            }
+        }
+    };
+}
+pub(crate) use model_via_send;
+
 #[cfg(test)]
 mod tests {
     use super::*;

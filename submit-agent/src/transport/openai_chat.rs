@@ -2,24 +2,21 @@
 
 use std::collections::BTreeMap;
 
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
     arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
-    mime, output_text, system_text, Assemble, Http, Prepared, SseEvent, TransportError,
+    mime, model_via_send, output_text, system_text, Assemble, Http, Prepared, SseEvent,
+    TransportError,
 };
 use crate::message::{Message, Part, PartKind, Role};
-use crate::model::{
-    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
-};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-chat";
 
-/// The OpenAI Chat Completions API as a [`Model`].
+/// The OpenAI Chat Completions API as a [`Model`](crate::Model).
 ///
 /// Tools are sent with `strict: false` (the definitions the loop passes are plain JSON
 /// Schema); a tool carrying its exact Chat definition (the submit tool) is sent as that. Tool results are text; media in a tool result is refused with an error.
@@ -131,7 +128,7 @@ impl OpenAiChat {
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`].
+    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
     pub async fn send(
         &self,
         request: ModelRequest,
@@ -148,15 +145,7 @@ impl OpenAiChat {
     }
 }
 
-impl Model for OpenAiChat {
-    fn generate<'a>(
-        &'a self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
-    }
-}
+model_via_send!(OpenAiChat);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

@@ -2,27 +2,23 @@
 
 use std::collections::BTreeMap;
 
-use futures::future::BoxFuture;
-use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
     append_text, arguments_text, arguments_value, count, emit, error_text, execute, http_builder,
-    media_url, meta, mime, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
-    TransportError,
+    media_url, meta, mime, model_via_send, output_text, system_text, with_meta, Assemble, Http,
+    Prepared, SseEvent, TransportError,
 };
 use crate::message::{Media, Message, Part, PartKind, Role};
-use crate::model::{
-    FinishReason, Model, ModelError, ModelRequest, ModelResponse, ToolChoice, Usage,
-};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-responses";
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
 
-/// The OpenAI Responses API as a [`Model`].
+/// The OpenAI Responses API as a [`Model`](crate::Model).
 ///
 /// Tools are sent with `strict: false` explicitly (an omitted `strict` makes the API
 /// normalize the schema into strict mode); a tool carrying its exact Responses definition
@@ -133,7 +129,7 @@ impl OpenAiResponses {
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`].
+    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
     pub async fn send(
         &self,
         request: ModelRequest,
@@ -150,15 +146,7 @@ impl OpenAiResponses {
     }
 }
 
-impl Model for OpenAiResponses {
-    fn generate<'a>(
-        &'a self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        async move { self.send(request, stream).await.map_err(ModelError::from) }.boxed()
-    }
-}
+model_via_send!(OpenAiResponses);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {
