@@ -58,7 +58,7 @@ pub use hook::{
 };
 pub use message::{
     Chunk, Interrupt, JsonObject, Media, MediaSource, Message, Part, PartError, PartKind,
-    PendingOutput, Restart, Role, ToolRequest, ToolResponse,
+    PendingOutput, Restart, Role, ToolCallDelta, ToolRequest, ToolResponse,
 };
 pub use middleware::{SoftToolErrors, ToolApproval, ToolCallDecision, TOOL_APPROVAL};
 pub use model::{

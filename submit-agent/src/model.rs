@@ -63,16 +63,32 @@ pub enum FinishReason {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
-    /// Input tokens.
+    /// Input tokens, all of them: cached reads and cache writes included.
     pub input_tokens: u64,
-    /// Output tokens.
+    /// Output tokens, reasoning included.
     pub output_tokens: u64,
+    /// Of the input, tokens read from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+    /// Of the input, tokens written to the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Of the output, reasoning tokens, where the provider reports them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, rhs: Usage) {
         self.input_tokens += rhs.input_tokens;
         self.output_tokens += rhs.output_tokens;
+        self.cache_read_tokens += rhs.cache_read_tokens;
+        self.cache_write_tokens += rhs.cache_write_tokens;
+        self.reasoning_tokens += rhs.reasoning_tokens;
     }
 }
 

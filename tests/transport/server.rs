@@ -23,6 +23,10 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Sent chunked in pieces of 1 to 61 bytes cut by this seed, instead of whole.
+    pub pieces: Option<u64>,
+    /// Sent chunked, and the connection closed after this many body bytes.
+    pub cut: Option<usize>,
 }
 
 impl Reply {
@@ -33,6 +37,8 @@ impl Reply {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.into().into_bytes(),
+            pieces: None,
+            cut: None,
         }
     }
 
@@ -43,6 +49,8 @@ impl Reply {
             status: 200,
             headers: vec![("content-type".into(), "text/event-stream".into())],
             body: body.into().into_bytes(),
+            pieces: None,
+            cut: None,
         }
     }
 
@@ -60,6 +68,18 @@ impl Reply {
     /// Answers after `delay`.
     pub fn after(mut self, delay: Duration) -> Self {
         self.delay = delay;
+        self
+    }
+
+    /// Sends the body in pieces cut at arbitrary bytes (each piece one HTTP chunk).
+    pub fn in_pieces(mut self, seed: u64) -> Self {
+        self.pieces = Some(seed);
+        self
+    }
+
+    /// Sends only the first `bytes` of the body, then drops the connection.
+    pub fn cut_at(mut self, bytes: usize) -> Self {
+        self.cut = Some(bytes);
         self
     }
 
@@ -220,18 +240,49 @@ fn serve(
     requests.lock().unwrap().push(recorded);
     std::thread::sleep(reply.delay);
     let mut out = stream;
-    let mut head = format!(
-        "HTTP/1.1 {} X\r\ncontent-length: {}\r\nconnection: close\r\n",
-        reply.status,
-        reply.body.len()
-    );
+    let _ = out.set_nodelay(true);
+    let chunked = reply.pieces.is_some() || reply.cut.is_some();
+    let mut head = format!("HTTP/1.1 {} X\r\nconnection: close\r\n", reply.status);
+    if chunked {
+        head.push_str("transfer-encoding: chunked\r\n");
+    } else {
+        head.push_str(&format!("content-length: {}\r\n", reply.body.len()));
+    }
     for (name, value) in &reply.headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
     let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(&reply.body);
+    if !chunked {
+        let _ = out.write_all(&reply.body);
+        let _ = out.flush();
+        return true;
+    }
+    let end = reply.cut.unwrap_or(reply.body.len()).min(reply.body.len());
+    let mut seed = reply.pieces.unwrap_or(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut at = 0;
+    while at < end {
+        // xorshift: piece sizes 1..=61, so every byte position is a possible cut.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let size = if reply.pieces.is_some() {
+            1 + (seed % 61) as usize
+        } else {
+            end - at
+        };
+        let piece = &reply.body[at..(at + size).min(end)];
+        let _ = out.write_all(format!("{:x}\r\n", piece.len()).as_bytes());
+        let _ = out.write_all(piece);
+        let _ = out.write_all(b"\r\n");
+        let _ = out.flush();
+        at += piece.len();
+    }
+    if reply.cut.is_none() {
+        let _ = out.write_all(b"0\r\n\r\n");
+    }
     let _ = out.flush();
+    let _ = out.shutdown(std::net::Shutdown::Both);
     true
 }
 

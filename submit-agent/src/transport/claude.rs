@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
-    append_text, count, emit, execute, http_builder, input_object, media_url, meta, mime,
-    model_via_send, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
+    append_text, count, emit, emit_delta, execute, http_builder, input_object, media_url, meta,
+    mime, model_via_send, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
     TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
@@ -316,10 +316,7 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a Messages API answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if body.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(TransportError::Remote {
-            provider: PROVIDER,
-            message: super::provider_message(body.to_string().as_bytes()),
-        });
+        return Err(super::remote_error(PROVIDER, body));
     }
     let content = body
         .get("content")
@@ -371,9 +368,15 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
     Ok(ModelResponse {
         message: Message::model(parts),
         finish_reason,
+        // `input_tokens` counts only what follows the last cache breakpoint.
         usage: Usage {
-            input_tokens: count(usage, "input_tokens"),
+            input_tokens: count(usage, "input_tokens")
+                + count(usage, "cache_read_input_tokens")
+                + count(usage, "cache_creation_input_tokens"),
             output_tokens: count(usage, "output_tokens"),
+            cache_read_tokens: count(usage, "cache_read_input_tokens"),
+            cache_write_tokens: count(usage, "cache_creation_input_tokens"),
+            reasoning_tokens: 0,
         },
     })
 }
@@ -435,6 +438,8 @@ impl Assemble for Assembler {
                 if block["type"] == "tool_use" {
                     block["input"] = json!({});
                     self.json.insert(i, String::new());
+                    // The call is announced before its arguments arrive.
+                    emit_delta(sink, i, block["id"].as_str(), block["name"].as_str(), "")?;
                 }
                 self.blocks.insert(i, block);
             }
@@ -462,7 +467,15 @@ impl Assemble for Assembler {
                     "signature_delta" => append_text(block, "signature", piece("signature")),
                     "input_json_delta" => {
                         if let Some(buffer) = self.json.get_mut(&i) {
-                            buffer.push_str(piece("partial_json"));
+                            let text = piece("partial_json");
+                            buffer.push_str(text);
+                            emit_delta(
+                                sink,
+                                i,
+                                block["id"].as_str(),
+                                block["name"].as_str(),
+                                text,
+                            )?;
                         }
                     }
                     _ => {}
@@ -511,12 +524,7 @@ impl Assemble for Assembler {
                 }
             }
             "message_stop" => return Ok(true),
-            "error" => {
-                return Err(TransportError::Remote {
-                    provider: PROVIDER,
-                    message: super::provider_message(data.to_string().as_bytes()),
-                })
-            }
+            "error" => return Err(super::remote_error(PROVIDER, &data)),
             // `ping` and event types added later carry nothing to assemble.
             _ => {}
         }

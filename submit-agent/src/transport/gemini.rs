@@ -6,9 +6,9 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
-    append_text, base64_decode, base64_encode, count, emit, execute, http_builder, input_object,
-    meta, mime, model_via_send, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
-    TransportError,
+    append_text, base64_decode, base64_encode, count, emit, emit_delta, execute, http_builder,
+    input_object, meta, mime, model_via_send, system_text, with_meta, Assemble, Http, Prepared,
+    SseEvent, TransportError,
 };
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
@@ -281,12 +281,21 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
             }
         }
         if parts.is_empty() {
-            continue;
+            // An empty user text is still a turn (Gemini answers `{"text": ""}`, but refuses
+            // empty `contents`); other empty messages carry nothing.
+            if message.role != Role::User {
+                continue;
+            }
+            parts.push(json!({"text": ""}));
         }
         match out.last_mut() {
             Some((r, p)) if *r == role => p.extend(parts),
             _ => out.push((role, parts)),
         }
+    }
+    // A function-call turn must follow a user turn: the conversation always opens with one.
+    if out.first().is_none_or(|(role, _)| *role != "user") {
+        out.insert(0, ("user", vec![json!({"text": ""})]));
     }
     Ok(out
         .into_iter()
@@ -304,16 +313,17 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a `generateContent` answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(TransportError::Remote {
-            provider: PROVIDER,
-            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
-        });
+        return Err(super::remote_error(PROVIDER, error));
     }
     let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
+    // `promptTokenCount` includes the cached content; thoughts are output.
     let usage = Usage {
         input_tokens: count(usage_meta, "promptTokenCount"),
         output_tokens: count(usage_meta, "candidatesTokenCount")
             + count(usage_meta, "thoughtsTokenCount"),
+        cache_read_tokens: count(usage_meta, "cachedContentTokenCount"),
+        cache_write_tokens: 0,
+        reasoning_tokens: count(usage_meta, "thoughtsTokenCount"),
     };
     let Some(candidate) = body
         .get("candidates")
@@ -388,6 +398,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 /// Assembles `streamGenerateContent?alt=sse` chunks into a `generateContent` answer.
 #[derive(Default)]
 pub(crate) struct Assembler {
+    calls: u64,
     parts: Vec<Value>,
     finish: Option<Value>,
     last: Option<Value>,
@@ -408,10 +419,7 @@ impl Assemble for Assembler {
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(TransportError::Remote {
-                provider: PROVIDER,
-                message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
-            });
+            return Err(super::remote_error(PROVIDER, error));
         }
         if !data.is_object() {
             return Err(malformed(format!(
@@ -430,6 +438,15 @@ impl Assemble for Assembler {
                 let name = call.get("name").and_then(Value::as_str).unwrap_or("");
                 let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
                 let args = call.get("args").cloned().unwrap_or(json!({}));
+                // Gemini sends each call whole: its arguments are one delta.
+                emit_delta(
+                    sink,
+                    self.calls,
+                    id.as_deref(),
+                    Some(name),
+                    &args.to_string(),
+                )?;
+                self.calls += 1;
                 emit(sink, Part::tool_request(name, id, args))?;
                 self.parts.push(p.clone());
                 continue;
@@ -520,8 +537,10 @@ mod tests {
             )],
         );
         let out = convert_messages(&[response.message, answer]).unwrap();
-        assert_eq!(out[0]["parts"][0]["functionCall"]["id"], "fc-7");
-        assert_eq!(out[1]["parts"][0]["functionResponse"]["id"], "fc-7");
+        // The conversation opens with a user turn, then the call and its answer.
+        assert_eq!(out[0]["role"], "user");
+        assert_eq!(out[1]["parts"][0]["functionCall"]["id"], "fc-7");
+        assert_eq!(out[2]["parts"][0]["functionResponse"]["id"], "fc-7");
     }
 
     #[test]

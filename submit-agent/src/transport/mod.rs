@@ -192,12 +192,16 @@ pub enum TransportError {
         attempts: u32,
     },
     /// The provider reported an error inside a successful answer or a stream.
-    #[error("{provider} reported an error: {message}")]
+    #[error("{provider} reported an error{}: {message}", code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default())]
     Remote {
         /// The provider.
         provider: &'static str,
-        /// The provider's message.
+        /// The provider's message (`error.message`).
         message: String,
+        /// The provider's error code (`error.code`), when it sent one.
+        code: Option<String>,
+        /// The provider's error type (`error.type`, Gemini's `error.status`), when it sent one.
+        kind: Option<String>,
     },
     /// The request could not be sent or its answer could not be read.
     #[error("could not reach {provider} after {attempts} attempt(s): {message}; check the base URL and the network")]
@@ -374,6 +378,25 @@ pub(crate) fn emit(sink: &ModelStream, part: Part) -> Result<(), TransportError>
         .map_err(|e| TransportError::Sink(e.0))
 }
 
+/// Sends a tool-call argument delta to the sink.
+pub(crate) fn emit_delta(
+    sink: &ModelStream,
+    index: u64,
+    id: Option<&str>,
+    name: Option<&str>,
+    arguments: &str,
+) -> Result<(), TransportError> {
+    emit(
+        sink,
+        Part::tool_call_delta(crate::message::ToolCallDelta {
+            index,
+            id: id.filter(|i| !i.is_empty()).map(str::to_owned),
+            name: name.filter(|n| !n.is_empty()).map(str::to_owned),
+            arguments: arguments.to_owned(),
+        }),
+    )
+}
+
 /// Runs the call on the caller's tokio runtime, or on the transports' own runtime.
 pub(crate) async fn execute<A: Assemble>(
     http: &Http,
@@ -529,6 +552,26 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         return Some(Duration::from_secs_f64((ms / 1000.0).min(86_400.0)));
     }
     read("retry-after").map(|s| Duration::from_secs_f64(s.min(86_400.0)))
+}
+
+/// The typed error of a provider's error object (`{"message", "code", "type"}`, or a body
+/// holding one under `error`).
+pub(crate) fn remote_error(provider: &'static str, error: &Value) -> TransportError {
+    let inner = error
+        .get("error")
+        .filter(|e| e.is_object())
+        .unwrap_or(error);
+    let text = |key: &str| match inner.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    TransportError::Remote {
+        provider,
+        message: text("message").unwrap_or_else(|| provider_message(inner.to_string().as_bytes())),
+        code: text("code"),
+        kind: text("type").or_else(|| text("status")),
+    }
 }
 
 /// The provider's `error.message`, else the start of the body.
@@ -889,6 +932,15 @@ pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
 /// A `u64` field of a JSON object, 0 when absent.
 pub(crate) fn count(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A `u64` field of an object field, 0 when absent.
+#[cfg_attr(
+    not(any(feature = "openai-chat", feature = "openai-responses")),
+    allow(dead_code, reason = "used by the OpenAI transports only")
+)]
+pub(crate) fn nested(value: &Value, outer: &str, key: &str) -> u64 {
+    value.get(outer).map(|v| count(v, key)).unwrap_or(0)
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

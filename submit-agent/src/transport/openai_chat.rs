@@ -6,9 +6,9 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
-    arguments_text, arguments_value, count, emit, error_text, execute, http_builder, media_url,
-    mime, model_via_send, output_text, system_text, Assemble, Http, Prepared, SseEvent,
-    TransportError,
+    arguments_text, arguments_value, count, emit, emit_delta, error_text, execute, http_builder,
+    media_url, mime, model_via_send, nested, output_text, system_text, Assemble, Http, Prepared,
+    SseEvent, TransportError,
 };
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
@@ -277,10 +277,7 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a Chat Completions answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(TransportError::Remote {
-            provider: PROVIDER,
-            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
-        });
+        return Err(super::remote_error(PROVIDER, error));
     }
     let choice = body
         .get("choices")
@@ -344,6 +341,9 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
         usage: Usage {
             input_tokens: count(usage, "prompt_tokens"),
             output_tokens: count(usage, "completion_tokens"),
+            cache_read_tokens: nested(usage, "prompt_tokens_details", "cached_tokens"),
+            cache_write_tokens: 0,
+            reasoning_tokens: nested(usage, "completion_tokens_details", "reasoning_tokens"),
         },
     })
 }
@@ -396,10 +396,7 @@ impl Assemble for Assembler {
             return Ok(true);
         }
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(TransportError::Remote {
-                provider: PROVIDER,
-                message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
-            });
+            return Err(super::remote_error(PROVIDER, error));
         }
         if !data.is_object() {
             return Err(malformed(format!(
@@ -454,9 +451,12 @@ impl Assemble for Assembler {
                 if let Some(name) = function.get("name").and_then(Value::as_str) {
                     entry.1.push_str(name);
                 }
-                if let Some(arguments) = function.get("arguments").and_then(Value::as_str) {
-                    entry.2.push_str(arguments);
-                }
+                let piece = function
+                    .get("arguments")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                entry.2.push_str(piece);
+                emit_delta(sink, index, Some(&entry.0), Some(&entry.1), piece)?;
             }
             if let Some(finish) = choice.get("finish_reason").filter(|f| !f.is_null()) {
                 self.finish = Some(finish.clone());

@@ -6,9 +6,9 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::{
-    append_text, arguments_text, arguments_value, count, emit, error_text, execute, http_builder,
-    media_url, meta, mime, model_via_send, output_text, system_text, with_meta, Assemble, Http,
-    Prepared, SseEvent, TransportError,
+    append_text, arguments_text, arguments_value, count, emit, emit_delta, error_text, execute,
+    http_builder, media_url, meta, mime, model_via_send, nested, output_text, system_text,
+    with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
 };
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
@@ -44,6 +44,7 @@ pub struct OpenAiResponses {
     http: Http,
     model: String,
     max_tokens: Option<u32>,
+    store: Option<bool>,
 }
 
 http_builder!(OpenAiResponses);
@@ -60,7 +61,15 @@ impl OpenAiResponses {
             http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
             model: model.into(),
             max_tokens: None,
+            store: None,
         }
+    }
+
+    /// Sets `store`. A stateless transport (`store(false)`) also asks for
+    /// `reasoning.encrypted_content`, so reasoning items can be sent back without server state.
+    pub fn store(mut self, store: bool) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// Sets `max_output_tokens`.
@@ -113,6 +122,12 @@ impl OpenAiResponses {
         }
         if let Some(tokens) = self.max_tokens {
             body.insert("max_output_tokens".into(), json!(tokens));
+        }
+        if let Some(store) = self.store {
+            body.insert("store".into(), json!(store));
+            if !store {
+                body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+            }
         }
         if stream {
             body.insert("stream".into(), json!(true));
@@ -194,43 +209,79 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
             }
         }
         Role::Model => {
+            // Text of one output message, with that message's item id when it has one.
             let mut text = String::new();
-            let flush = |text: &mut String, out: &mut Vec<Value>| {
-                if !text.is_empty() {
-                    out.push(json!({"role": "assistant", "content": std::mem::take(text)}));
+            let mut text_id: Option<Value> = None;
+            let flush = |text: &mut String, text_id: &mut Option<Value>, out: &mut Vec<Value>| {
+                if text.is_empty() {
+                    return;
                 }
+                let text = std::mem::take(text);
+                out.push(match text_id.take() {
+                    Some(id) => json!({
+                        "type": "message",
+                        "role": "assistant",
+                        "id": id,
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}],
+                    }),
+                    None => json!({"role": "assistant", "content": text}),
+                });
             };
             for part in &message.content {
                 match &part.kind {
-                    PartKind::Text(t) => text.push_str(t),
+                    PartKind::Text(t) => {
+                        let id = meta(part, NS, "id");
+                        if id.is_some() && id != text_id.as_ref() {
+                            flush(&mut text, &mut text_id, out);
+                            text_id = id.cloned();
+                        }
+                        text.push_str(t);
+                    }
                     PartKind::Reasoning(summary) => {
-                        // Only reasoning items the API issued go back, by id.
+                        // Only reasoning items the API issued go back, by id; the parts of
+                        // one item (one per summary part) go back as one item.
                         let Some(id) = meta(part, NS, "id") else {
                             continue;
                         };
-                        flush(&mut text, out);
-                        let mut item = json!({"type": "reasoning", "id": id, "summary": []});
+                        flush(&mut text, &mut text_id, out);
+                        let continues = out.last().is_some_and(|last| {
+                            last["type"] == "reasoning" && last.get("id") == Some(id)
+                        });
+                        if !continues {
+                            let mut item = json!({"type": "reasoning", "id": id, "summary": []});
+                            if let Some(encrypted) = meta(part, NS, "encryptedContent") {
+                                item["encrypted_content"] = encrypted.clone();
+                            }
+                            out.push(item);
+                        }
                         if !summary.is_empty() {
-                            item["summary"] = json!([{"type": "summary_text", "text": summary}]);
+                            if let Some(parts) = out
+                                .last_mut()
+                                .and_then(|item| item["summary"].as_array_mut())
+                            {
+                                parts.push(json!({"type": "summary_text", "text": summary}));
+                            }
                         }
-                        if let Some(encrypted) = meta(part, NS, "encryptedContent") {
-                            item["encrypted_content"] = encrypted.clone();
-                        }
-                        out.push(item);
                     }
                     PartKind::ToolRequest(r) => {
-                        flush(&mut text, out);
-                        out.push(json!({
+                        flush(&mut text, &mut text_id, out);
+                        let mut call = json!({
                             "type": "function_call",
                             "call_id": r.reference.clone().unwrap_or_default(),
                             "name": r.name,
                             "arguments": arguments_text(&r.input),
-                        }));
+                        });
+                        // The item id: a reasoning item must be followed by its item, by id.
+                        if let Some(id) = meta(part, NS, "id") {
+                            call["id"] = id.clone();
+                        }
+                        out.push(call);
                     }
                     _ => {}
                 }
             }
-            flush(&mut text, out);
+            flush(&mut text, &mut text_id, out);
         }
         Role::Tool => {
             let mut extra = Vec::new();
@@ -277,6 +328,15 @@ fn shape(message: impl Into<String>) -> TransportError {
     }
 }
 
+/// The item's id as part metadata.
+fn item_id(item: &Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    if let Some(id) = item.get("id").filter(|id| id.is_string()) {
+        m.insert("id".into(), id.clone());
+    }
+    m
+}
+
 /// Reads a Responses API answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     let status = body
@@ -284,15 +344,14 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
         .and_then(Value::as_str)
         .unwrap_or("completed");
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(TransportError::Remote {
-            provider: PROVIDER,
-            message: super::provider_message(json!({"error": error}).to_string().as_bytes()),
-        });
+        return Err(super::remote_error(PROVIDER, error));
     }
     if status == "failed" {
         return Err(TransportError::Remote {
             provider: PROVIDER,
             message: "the response failed without an error message".into(),
+            code: None,
+            kind: None,
         });
     }
     let output = body
@@ -311,9 +370,11 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                     .flatten()
                 {
                     match c.get("type").and_then(Value::as_str) {
-                        Some("output_text") => {
-                            parts.push(Part::text(c["text"].as_str().unwrap_or("")))
-                        }
+                        Some("output_text") => parts.push(with_meta(
+                            Part::text(c["text"].as_str().unwrap_or("")),
+                            NS,
+                            item_id(item),
+                        )),
                         Some("refusal") => {
                             refused = true;
                             parts.push(Part::text(c["refusal"].as_str().unwrap_or("")));
@@ -332,28 +393,34 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                     .and_then(Value::as_str)
                     .ok_or_else(|| shape("a function_call item has no call_id"))?;
                 let arguments = item.get("arguments").and_then(Value::as_str).unwrap_or("");
-                parts.push(Part::tool_request(
-                    name,
-                    Some(call_id.to_owned()),
-                    arguments_value(arguments),
+                parts.push(with_meta(
+                    Part::tool_request(name, Some(call_id.to_owned()), arguments_value(arguments)),
+                    NS,
+                    item_id(item),
                 ));
             }
             "reasoning" => {
-                let summary: Vec<&str> = item
+                // One reasoning part per summary part, as they came; the first also keeps
+                // the encrypted content.
+                let mut summary: Vec<&str> = item
                     .get("summary")
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
                     .filter_map(|s| s.get("text").and_then(Value::as_str))
                     .collect();
-                let mut m = Map::new();
-                if let Some(id) = item.get("id") {
-                    m.insert("id".into(), id.clone());
+                if summary.is_empty() {
+                    summary.push("");
                 }
-                if let Some(e) = item.get("encrypted_content").filter(|e| !e.is_null()) {
-                    m.insert("encryptedContent".into(), e.clone());
+                for (n, text) in summary.into_iter().enumerate() {
+                    let mut m = item_id(item);
+                    if n == 0 {
+                        if let Some(e) = item.get("encrypted_content").filter(|e| !e.is_null()) {
+                            m.insert("encryptedContent".into(), e.clone());
+                        }
+                    }
+                    parts.push(with_meta(Part::reasoning(text), NS, m));
                 }
-                parts.push(with_meta(Part::reasoning(summary.join("\n\n")), NS, m));
             }
             _ => parts.push(Part::custom(item.clone())),
         }
@@ -376,6 +443,9 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
         usage: Usage {
             input_tokens: count(usage, "input_tokens"),
             output_tokens: count(usage, "output_tokens"),
+            cache_read_tokens: nested(usage, "input_tokens_details", "cached_tokens"),
+            cache_write_tokens: 0,
+            reasoning_tokens: nested(usage, "output_tokens_details", "reasoning_tokens"),
         },
     })
 }
@@ -426,7 +496,18 @@ impl Assemble for Assembler {
         match kind.as_str() {
             "response.output_item.added" => {
                 let i = index()?;
-                self.items.insert(i, item(&data)?);
+                let added = item(&data)?;
+                if added["type"] == "function_call" {
+                    // The call is announced before its arguments arrive.
+                    emit_delta(
+                        sink,
+                        i,
+                        added["call_id"].as_str(),
+                        added["name"].as_str(),
+                        added["arguments"].as_str().unwrap_or(""),
+                    )?;
+                }
+                self.items.insert(i, added);
             }
             "response.output_text.delta" => {
                 let i = index()?;
@@ -460,6 +541,13 @@ impl Assemble for Assembler {
                 let i = index()?;
                 if let Some(slot) = self.items.get_mut(&i) {
                     append_text(slot, "arguments", delta);
+                    emit_delta(
+                        sink,
+                        i,
+                        slot["call_id"].as_str(),
+                        slot["name"].as_str(),
+                        delta,
+                    )?;
                 }
             }
             "response.reasoning_summary_text.delta" if !delta.is_empty() => {
@@ -491,10 +579,8 @@ impl Assemble for Assembler {
                 return Ok(true);
             }
             "error" => {
-                return Err(TransportError::Remote {
-                    provider: PROVIDER,
-                    message: super::provider_message(json!({"error": data}).to_string().as_bytes()),
-                })
+                // `{"type": "error", "error": {...}}`, or the fields on the event itself.
+                return Err(super::remote_error(PROVIDER, &data));
             }
             // `response.created`, `response.in_progress`, content part and `.done` events
             // repeat what the deltas and the finished items already hold.
