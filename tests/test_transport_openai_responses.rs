@@ -144,9 +144,11 @@ fn full_agent_run_ends_in_committed_submit() {
     // The reasoning item goes back by id before the calls it led to.
     assert_eq!(input[1]["type"], "reasoning");
     assert_eq!(input[1]["id"], "rs_68de1a2c11aa");
+    // The text goes back as its output message, by item id.
     assert_eq!(
         input[2],
-        json!({"role": "assistant", "content": "Let me look both up."})
+        json!({"type": "message", "role": "assistant", "id": "msg_68de1a2d22bb", "status": "completed",
+               "content": [{"type": "output_text", "text": "Let me look both up.", "annotations": []}]})
     );
     assert_eq!(input[3]["call_id"], "call_Q1w2E3r4T5y6");
     assert_eq!(

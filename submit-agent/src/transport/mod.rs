@@ -609,91 +609,6 @@ pub(crate) struct SseEvent {
     pub(crate) number: usize,
 }
 
-/// An incremental server-sent events decoder; each byte is scanned once.
-#[derive(Default)]
-pub(crate) struct SseDecoder {
-    buffer: Vec<u8>,
-    scanned: usize,
-    current: SseEvent,
-    has_data: bool,
-    count: usize,
-}
-
-impl SseDecoder {
-    /// Feeds bytes; complete events are pushed to `out`.
-    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), String> {
-        self.buffer.extend_from_slice(bytes);
-        let mut start = 0;
-        while let Some(offset) = self
-            .buffer
-            .get(self.scanned..)
-            .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
-        {
-            let end = self.scanned + offset;
-            let line = self.buffer.get(start..end).unwrap_or_default();
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let line = std::str::from_utf8(line)
-                .map_err(|_| format!("event {} is not UTF-8", self.count + 1))?
-                .to_owned();
-            self.line(&line, out);
-            start = end + 1;
-            self.scanned = start;
-        }
-        if start > 0 {
-            self.buffer.drain(..start);
-            self.scanned -= start;
-        }
-        Ok(())
-    }
-
-    /// Ends the stream: a last event without its blank line is still dispatched.
-    pub(crate) fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), String> {
-        if !self.buffer.is_empty() {
-            let rest = std::mem::take(&mut self.buffer);
-            let line = std::str::from_utf8(&rest)
-                .map_err(|_| format!("event {} is not UTF-8", self.count + 1))?
-                .to_owned();
-            self.line(line.trim_end_matches('\r'), out);
-            self.scanned = 0;
-        }
-        self.line("", out);
-        Ok(())
-    }
-
-    fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
-        if line.is_empty() {
-            if self.has_data {
-                self.count += 1;
-                let mut event = std::mem::take(&mut self.current);
-                event.number = self.count;
-                out.push(event);
-            }
-            self.current = SseEvent::default();
-            self.has_data = false;
-            return;
-        }
-        if line.starts_with(':') {
-            return;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "data" => {
-                if self.has_data {
-                    self.current.data.push('\n');
-                }
-                self.current.data.push_str(value);
-                self.has_data = true;
-            }
-            "event" => self.current.event = Some(value.to_owned()),
-            // `id`, `retry` and unknown fields carry nothing the transports use.
-            _ => {}
-        }
-    }
-}
-
 async fn read_stream<A: Assemble>(
     http: &Http,
     response: reqwest::Response,
@@ -713,41 +628,41 @@ async fn read_stream<A: Assemble>(
             "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
         )));
     }
-    let mut bytes = response.bytes_stream();
-    let mut decoder = SseDecoder::default();
-    let mut events = Vec::new();
+    use eventsource_stream::Eventsource as _;
+    let mut events = response.bytes_stream().eventsource();
     let mut complete = false;
-    let mut ended = false;
-    while !complete && !ended {
-        match bytes.next().await {
-            Some(Ok(chunk)) => decoder.feed(&chunk, &mut events).map_err(malformed)?,
-            Some(Err(e)) => return Err(network(http, &e.without_url(), 1)),
-            None => {
-                decoder.finish(&mut events).map_err(malformed)?;
-                ended = true;
+    let mut number = 0;
+    while !complete {
+        let event = match events.next().await {
+            Some(Ok(e)) => e,
+            Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
+                return Err(network(http, &e.without_url(), 1))
             }
+            Some(Err(e)) => return Err(malformed(format!("event {}: {e}", number + 1))),
+            None => break,
+        };
+        number += 1;
+        let event = SseEvent {
+            event: Some(event.event).filter(|e| !e.is_empty() && e != "message"),
+            data: event.data,
+            number,
+        };
+        if event.data.trim() == "[DONE]" {
+            complete = assembler.event(&event, Value::Null, sink)?;
+            continue;
         }
-        for event in events.drain(..) {
-            if complete {
-                break;
-            }
-            if event.data.trim() == "[DONE]" {
-                complete = assembler.event(&event, Value::Null, sink)?;
-                continue;
-            }
-            let data: Value = serde_json::from_str(&event.data).map_err(|e| {
-                malformed(format!(
-                    "event {}{} holds data that is not JSON ({e})",
-                    event.number,
-                    event
-                        .event
-                        .as_deref()
-                        .map(|n| format!(" ({n})"))
-                        .unwrap_or_default()
-                ))
-            })?;
-            complete = assembler.event(&event, data, sink)?;
-        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            malformed(format!(
+                "event {}{} holds data that is not JSON ({e})",
+                event.number,
+                event
+                    .event
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            ))
+        })?;
+        complete = assembler.event(&event, data, sink)?;
     }
     assembler.finish(complete)
 }
@@ -943,53 +858,27 @@ pub(crate) fn nested(value: &Value, outer: &str, key: &str) -> u64 {
     value.get(outer).map(|v| count(v, key)).unwrap_or(0)
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
+/// Standard base64, as every provider sends inline bytes.
 pub(crate) fn base64_encode(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b0 = chunk.first().copied().unwrap_or(0);
-        let b1 = chunk.get(1).copied().unwrap_or(0);
-        let b2 = chunk.get(2).copied().unwrap_or(0);
-        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                let idx = ((n >> (18 - 6 * i)) & 63) as usize;
-                out.push(char::from(B64.get(idx).copied().unwrap_or(b'A')));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
+/// Standard base64, or its URL-safe alphabet, padded or not.
 #[cfg_attr(
     not(feature = "gemini"),
     allow(dead_code, reason = "used by the Gemini transport only")
 )]
 pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push(((acc >> bits) & 0xff) as u8);
-        }
-    }
-    Some(out)
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    use base64::engine::DecodePaddingMode;
+    use base64::Engine as _;
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    GeneralPurpose::new(&base64::alphabet::STANDARD, config)
+        .decode(text)
+        .or_else(|_| GeneralPurpose::new(&base64::alphabet::URL_SAFE, config).decode(text))
+        .ok()
 }
 
 /// Builder methods every transport shares.
@@ -1051,40 +940,6 @@ pub(crate) use model_via_send;
 mod tests {
     use super::*;
 
-    fn decode_all(pieces: &[&[u8]]) -> Vec<SseEvent> {
-        let mut decoder = SseDecoder::default();
-        let mut out = Vec::new();
-        for piece in pieces {
-            decoder.feed(piece, &mut out).unwrap();
-        }
-        decoder.finish(&mut out).unwrap();
-        out
-    }
-
-    #[test]
-    fn sse_events_split_across_reads_decode_whole() {
-        let events = decode_all(&[
-            b"event: a\r\nda",
-            b"ta: {\"x\":",
-            b"1}\n\n: comment\nid: 7\ndata: line1\ndata: line2\n\ndata: last",
-        ]);
-        assert_eq!(events.len(), 3);
-        assert_eq!(events[0].event.as_deref(), Some("a"));
-        assert_eq!(events[0].data, "{\"x\":1}");
-        assert_eq!(events[1].data, "line1\nline2");
-        assert_eq!(events[2].data, "last");
-        assert_eq!(events[2].number, 3);
-    }
-
-    #[test]
-    fn sse_non_utf8_is_an_error() {
-        let mut decoder = SseDecoder::default();
-        let err = decoder
-            .feed(b"data: \xff\n\n", &mut Vec::new())
-            .unwrap_err();
-        assert!(err.contains("not UTF-8"));
-    }
-
     #[test]
     fn retry_delay_doubles_and_honours_retry_after_capped() {
         let retry = Retry::new(5).backoff(Duration::from_millis(10), Duration::from_millis(50));
@@ -1126,10 +981,9 @@ mod tests {
     }
 
     #[test]
-    fn base64_round_trips() {
-        for bytes in [&b""[..], b"a", b"ab", b"abc", &[0, 255, 128, 7]] {
-            assert_eq!(base64_decode(&base64_encode(bytes)).unwrap(), bytes);
-        }
+    fn base64_decodes_both_alphabets() {
+        assert_eq!(base64_decode("+/8=").unwrap(), [251, 255]);
+        assert_eq!(base64_decode("-_8").unwrap(), [251, 255]);
         assert_eq!(base64_encode(b"hi!"), "aGkh");
     }
 
