@@ -953,3 +953,47 @@ fn usage_has_one_meaning_for_all_four() {
         meta["promptTokenCount"].as_u64().unwrap()
     );
 }
+
+// ---- broken streams (a recorded stream, cut by the server: no recording shows one) ----
+
+/// A stream whose connection drops before its first event is retried like a request.
+#[test]
+fn stream_failing_before_its_first_event_is_retried() {
+    let ex = &load(
+        Wire::Claude,
+        "test_anthropic_model_thinking_part_stream.yaml",
+    )[0];
+    let expected = recorded(Wire::Claude, ex);
+    let r = call(
+        Wire::Claude,
+        "claude-sonnet-4-0",
+        vec![ex.reply().cut_at(0), ex.reply()],
+        true,
+    );
+    assert_eq!(r.requests.len(), 2, "one retry");
+    assert_eq!(parsed(Wire::Claude, r.response()), expected);
+}
+
+/// A stream that breaks midway is a typed error saying how many events had arrived.
+#[test]
+fn stream_failing_midway_is_a_typed_error_saying_how_far() {
+    let ex = &load(
+        Wire::Claude,
+        "test_anthropic_model_thinking_part_stream.yaml",
+    )[0];
+    let cut = ex.body.len() / 2;
+    let whole_events = String::from_utf8_lossy(&ex.body[..cut])
+        .matches("\n\n")
+        .count();
+    let r = call(
+        Wire::Claude,
+        "claude-sonnet-4-0",
+        vec![ex.reply().cut_at(cut)],
+        true,
+    );
+    assert_eq!(r.requests.len(), 1, "a stream broken midway is not resent");
+    match transport_error(r.result.as_ref().unwrap_err()) {
+        TransportError::StreamBroken { events, .. } => assert_eq!(events, whole_events),
+        other => panic!("expected StreamBroken, got {other:?}"),
+    }
+}

@@ -237,6 +237,16 @@ pub enum TransportError {
         /// What is wrong, with the event's position.
         message: String,
     },
+    /// The connection broke in the middle of a stream.
+    #[error("the {provider} stream broke after {events} event(s): {message}; retry the call")]
+    StreamBroken {
+        /// The provider.
+        provider: &'static str,
+        /// Events received before it broke.
+        events: usize,
+        /// What failed.
+        message: String,
+    },
     /// The conversation holds something this provider cannot take.
     #[error("cannot send this conversation to {provider}: {message}")]
     Request {
@@ -405,16 +415,17 @@ pub(crate) async fn execute<A: Assemble>(
 ) -> Result<Value, TransportError> {
     let http = http.clone();
     on_runtime(async move {
-        let response = post(&http, &prepared).await?;
         match stream {
-            None => {
-                let bytes = response.bytes().await.map_err(|e| network(&http, &e, 1))?;
-                serde_json::from_slice(&bytes).map_err(|e| TransportError::Response {
-                    provider: http.provider,
-                    message: format!("the body is not JSON: {e}"),
-                })
-            }
-            Some((sink, assembler)) => read_stream(&http, response, assembler, &sink).await,
+            None => match open(&http, &prepared, false).await? {
+                Opened::Body(body) => Ok(body),
+                Opened::Stream(..) => Err(TransportError::Client("a body was expected".into())),
+            },
+            Some((sink, assembler)) => match open(&http, &prepared, true).await? {
+                Opened::Stream(events, first) => {
+                    read_stream(&http, events, first, assembler, &sink).await
+                }
+                Opened::Body(_) => Err(TransportError::Client("a stream was expected".into())),
+            },
         }
     })
     .await
@@ -486,56 +497,159 @@ where
     }
 }
 
-/// Posts with retries; returns the first successful answer.
-async fn post(http: &Http, prepared: &Prepared) -> Result<reqwest::Response, TransportError> {
+/// The server-sent events of an answer.
+type Events = std::pin::Pin<
+    Box<
+        dyn futures::Stream<
+                Item = Result<
+                    eventsource_stream::Event,
+                    eventsource_stream::EventStreamError<reqwest::Error>,
+                >,
+            > + Send,
+    >,
+>;
+
+/// A successful attempt: the JSON body, or the event stream with its first event read.
+enum Opened {
+    Body(Value),
+    Stream(Events, eventsource_stream::Event),
+}
+
+/// A failed attempt: its error, whether it may be retried, and the wait the answer asked for.
+struct Failed {
+    error: TransportError,
+    retry: bool,
+    wait: Option<Duration>,
+}
+
+/// Posts with retries (backon's exponential backoff, `retry-after` honoured and capped): a
+/// 429, 408 or 5xx answer, a failed connection, a timeout, and a stream that fails before its
+/// first event are retried; the first success is returned.
+async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opened, TransportError> {
+    use backon::{ExponentialBuilder, Retryable as _};
     let client = http.client()?;
     let retry = http.retry;
-    let mut attempt = 0u32;
-    loop {
-        attempt += 1;
-        let mut builder = client.post(&prepared.url).json(&prepared.body);
-        for (name, value) in &prepared.headers {
-            builder = builder.header(*name, value);
+    let attempts = std::sync::atomic::AtomicU32::new(0);
+    let backoff = ExponentialBuilder::new()
+        .with_min_delay(retry.initial_backoff)
+        .with_max_delay(retry.max_backoff)
+        .with_factor(2.0)
+        .with_max_times(usize::try_from(retry.max_attempts.saturating_sub(1)).unwrap_or(0));
+    let result = (|| async {
+        let n = attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        attempt(http, &client, prepared, streaming, n).await
+    })
+    .retry(backoff)
+    .sleep(tokio::time::sleep)
+    .when(|f: &Failed| f.retry)
+    .adjust(|f: &Failed, delay| delay.map(|d| f.wait.map_or(d, |w| w.min(retry.max_backoff))))
+    .notify(|f: &Failed, delay| {
+        tracing::debug!(
+            provider = http.provider,
+            error = %f.error,
+            delay_ms = delay.as_millis() as u64,
+            "provider call failed; retrying"
+        );
+    })
+    .await;
+    result.map_err(|f| f.error)
+}
+
+/// One attempt of a call.
+async fn attempt(
+    http: &Http,
+    client: &reqwest::Client,
+    prepared: &Prepared,
+    streaming: bool,
+    n: u32,
+) -> Result<Opened, Failed> {
+    let fail = |error, retry| Failed {
+        error,
+        retry,
+        wait: None,
+    };
+    let mut builder = client.post(&prepared.url).json(&prepared.body);
+    for (name, value) in &prepared.headers {
+        builder = builder.header(*name, value);
+    }
+    let response = match builder.timeout(http.timeout).send().await {
+        Ok(r) => r,
+        Err(e) => {
+            let e = e.without_url();
+            let retry = e.is_connect() || e.is_timeout();
+            return Err(fail(network(http, &e, n), retry));
         }
-        let last = attempt >= retry.max_attempts;
-        match builder.timeout(http.timeout).send().await {
-            Ok(response) if response.status().is_success() => return Ok(response),
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let wait = retry_after(response.headers());
-                let body = response.bytes().await.unwrap_or_default();
-                let retryable = status == 429 || status == 408 || status >= 500;
-                if retryable && !last {
-                    tracing::debug!(
-                        provider = http.provider,
-                        status,
-                        attempt,
-                        "provider call failed; retrying"
-                    );
-                    tokio::time::sleep(retry.delay(attempt, wait)).await;
-                    continue;
-                }
-                return Err(TransportError::Api {
-                    provider: http.provider,
-                    status,
-                    message: provider_message(&body),
-                    attempts: attempt,
-                });
-            }
-            Err(e) => {
-                let e = e.without_url();
-                if (e.is_connect() || e.is_timeout()) && !last {
-                    tracing::debug!(
-                        provider = http.provider,
-                        attempt,
-                        "provider unreachable; retrying"
-                    );
-                    tokio::time::sleep(retry.delay(attempt, None)).await;
-                    continue;
-                }
-                return Err(network(http, &e, attempt));
-            }
+    };
+    if !response.status().is_success() {
+        let status = response.status().as_u16();
+        let wait = retry_after(response.headers());
+        let body = response.bytes().await.unwrap_or_default();
+        return Err(Failed {
+            error: TransportError::Api {
+                provider: http.provider,
+                status,
+                message: provider_message(&body),
+                attempts: n,
+            },
+            retry: status == 429 || status == 408 || status >= 500,
+            wait,
+        });
+    }
+    if !streaming {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| fail(network(http, &e.without_url(), n), true))?;
+        return serde_json::from_slice(&bytes)
+            .map(Opened::Body)
+            .map_err(|e| {
+                fail(
+                    TransportError::Response {
+                        provider: http.provider,
+                        message: format!("the body is not JSON: {e}"),
+                    },
+                    false,
+                )
+            });
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if !content_type.is_empty() && !content_type.contains("event-stream") {
+        return Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: format!(
+                    "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
+                ),
+            },
+            false,
+        ));
+    }
+    use eventsource_stream::Eventsource as _;
+    let mut events: Events = Box::pin(response.bytes_stream().eventsource());
+    match events.next().await {
+        Some(Ok(first)) => Ok(Opened::Stream(events, first)),
+        Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
+            Err(fail(network(http, &e.without_url(), n), true))
         }
+        Some(Err(e)) => Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: format!("event 1: {e}"),
+            },
+            false,
+        )),
+        None => Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: "the stream ended before its first event; retry the call".into(),
+            },
+            true,
+        )),
     }
 }
 
@@ -611,35 +725,31 @@ pub(crate) struct SseEvent {
 
 async fn read_stream<A: Assemble>(
     http: &Http,
-    response: reqwest::Response,
+    mut events: Events,
+    first: eventsource_stream::Event,
     mut assembler: A,
     sink: &ModelStream,
 ) -> Result<Value, TransportError> {
     let provider = http.provider;
     let malformed = |message: String| TransportError::Stream { provider, message };
-    let content_type = response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    if !content_type.is_empty() && !content_type.contains("event-stream") {
-        return Err(malformed(format!(
-            "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
-        )));
-    }
-    use eventsource_stream::Eventsource as _;
-    let mut events = response.bytes_stream().eventsource();
     let mut complete = false;
     let mut number = 0;
+    let mut next = Some(first);
     while !complete {
-        let event = match events.next().await {
-            Some(Ok(e)) => e,
-            Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
-                return Err(network(http, &e.without_url(), 1))
-            }
-            Some(Err(e)) => return Err(malformed(format!("event {}: {e}", number + 1))),
-            None => break,
+        let event = match next.take() {
+            Some(e) => e,
+            None => match events.next().await {
+                Some(Ok(e)) => e,
+                Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
+                    return Err(TransportError::StreamBroken {
+                        provider,
+                        events: number,
+                        message: network(http, &e.without_url(), 1).to_string(),
+                    })
+                }
+                Some(Err(e)) => return Err(malformed(format!("event {}: {e}", number + 1))),
+                None => break,
+            },
         };
         number += 1;
         let event = SseEvent {
