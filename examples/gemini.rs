@@ -9,5 +9,5 @@ mod city_agent;
 use submit_result::agent::transport::Gemini;
 
 fn main() {
-    city_agent::main_with(Gemini::new("gemini-2.5-flash"));
+    city_agent::main_with(Gemini::new("gemini-3-pro-preview"));
 }

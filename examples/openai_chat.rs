@@ -9,5 +9,5 @@ mod city_agent;
 use submit_result::agent::transport::OpenAiChat;
 
 fn main() {
-    city_agent::main_with(OpenAiChat::new("gpt-4.1"));
+    city_agent::main_with(OpenAiChat::new("gpt-4.1-nano"));
 }
