@@ -516,6 +516,9 @@ fn example_mcp_runs_the_agent_against_its_own_server_to_a_committed_result() -> 
     example::main().map_err(|e| Failed::from(e.to_string()))
 }
 
+/// A test of this binary.
+type Test = fn() -> Result<(), Failed>;
+
 fn main() {
     if std::env::var_os(SERVE).is_some() {
         if let Err(e) = serve_stdio(TestServer::default()) {
@@ -532,7 +535,7 @@ fn main() {
         return;
     }
     let args = Arguments::from_args();
-    let tests: [(&str, fn() -> Result<(), Failed>); 12] = [
+    let tests: [(&str, Test); 12] = [
         (
             "mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed",
             mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed,
