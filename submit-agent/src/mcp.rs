@@ -135,6 +135,14 @@ pub enum McpError {
         /// What is wrong with it.
         message: String,
     },
+    /// The URL's scheme is not one this build reaches.
+    #[error("cannot reach the MCP server {server}: {message}")]
+    Unsupported {
+        /// The URL.
+        server: String,
+        /// Why.
+        message: String,
+    },
     /// The runtime the connection needs could not start.
     #[error("the MCP runtime could not start: {0}")]
     Runtime(String),
@@ -178,6 +186,17 @@ impl McpConnect {
     /// Starts or reaches the server, performs the handshake and lists its tools.
     pub async fn connect(self) -> Result<McpServer, McpError> {
         let label = self.label();
+        if let Target::Http(url) = &self.target {
+            if !url.starts_with("http://") {
+                return Err(McpError::Unsupported {
+                    server: label,
+                    message: "only http:// URLs are supported (no TLS in this build): reach the \
+                              server over http on a trusted network or loopback, or start it as \
+                              a child process"
+                        .into(),
+                });
+            }
+        }
         let timeout = self.timeout;
         let runtime = runtime_handle()?;
         let server = label.clone();
@@ -284,7 +303,8 @@ impl McpServer {
         }
     }
 
-    /// A server reached over streamable HTTP at `url` (such as `http://127.0.0.1:8000/mcp`).
+    /// A server reached over streamable HTTP at `url` (such as `http://127.0.0.1:8000/mcp`);
+    /// plain `http://` only, TLS is not built in.
     pub fn http(url: impl Into<String>) -> McpConnect {
         McpConnect {
             target: Target::Http(url.into()),
@@ -569,4 +589,100 @@ pub fn serve_stdio<S: rmcp::ServerHandler>(handler: S) -> Result<(), McpError> {
             .map(drop)
             .map_err(|e| McpError::Runtime(e.to_string()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result as it arrives on the wire. The blocks follow the content shapes of the MCP
+    /// specification's tool results; written by hand, as no recording of them is kept here.
+    fn result(value: Value) -> CallToolResult {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn audio_blob_and_link_blocks_become_media_parts() {
+        let out = convert(
+            "t",
+            result(json!({"content": [
+                {"type": "audio", "data": "AAEC", "mimeType": "audio/wav"},
+                {"type": "resource", "resource":
+                    {"uri": "file:///a.bin", "mimeType": "application/pdf", "blob": "AwQ="}},
+                {"type": "resource_link", "uri": "file:///b.txt", "name": "b.txt",
+                 "mimeType": "text/plain"}
+            ]})),
+        )
+        .unwrap();
+        assert_eq!(out.output, None);
+        assert_eq!(
+            out.content[0],
+            Part::inline_media("audio/wav", vec![0, 1, 2])
+        );
+        assert_eq!(
+            out.content[1].kind,
+            Part::inline_media("application/pdf", vec![3, 4]).kind
+        );
+        assert_eq!(
+            out.content[1].metadata.as_ref().unwrap()["uri"],
+            json!("file:///a.bin")
+        );
+        assert_eq!(
+            out.content[2].kind,
+            Part::media("text/plain", "file:///b.txt").kind
+        );
+        assert_eq!(
+            out.content[2].metadata.as_ref().unwrap()["name"],
+            json!("b.txt")
+        );
+    }
+
+    #[test]
+    fn text_blocks_join_into_the_output() {
+        let out = convert(
+            "t",
+            result(json!({"content": [
+                {"type": "text", "text": "line one"},
+                {"type": "text", "text": "line two"}
+            ]})),
+        )
+        .unwrap();
+        assert_eq!(out.output, Some(json!("line one\nline two")));
+        assert!(out.content.is_empty());
+    }
+
+    #[test]
+    fn bad_base64_is_a_clear_error_not_a_panic() {
+        let err = convert(
+            "chart",
+            result(json!({"content": [{"type": "image", "data": "%%%", "mimeType": "image/png"}]})),
+        )
+        .unwrap_err();
+        assert!(!err.is_fail());
+        assert!(err.to_string().contains("chart"), "{err}");
+        assert!(err.to_string().contains("not base64"), "{err}");
+    }
+
+    #[test]
+    fn an_error_result_without_text_fails_with_its_structured_content_or_a_note() {
+        let err = convert(
+            "t",
+            result(json!({"content": [], "structuredContent": {"code": 7}, "isError": true})),
+        )
+        .unwrap_err();
+        assert_eq!(err.fail_text(), Some(r#"{"code":7}"#));
+        let err = convert("t", result(json!({"content": [], "isError": true}))).unwrap_err();
+        assert_eq!(
+            err.fail_text(),
+            Some(r#"tool "t" reported an error without a message"#)
+        );
+    }
+
+    #[test]
+    fn an_https_url_is_refused_with_what_to_do() {
+        let err = futures::executor::block_on(McpServer::http("https://example.com/mcp").connect())
+            .unwrap_err();
+        assert!(matches!(err, McpError::Unsupported { .. }), "{err:?}");
+        assert!(err.to_string().contains("http://"), "{err}");
+    }
 }
