@@ -402,7 +402,12 @@ fn mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout() -> Result<(
 }
 
 fn mcp_server_that_stops_answering_is_a_run_error_after_the_timeout() -> Result<(), Failed> {
-    let server = connect(Duration::from_millis(500));
+    let server = block_on(
+        McpServer::child(server_command())
+            .timeout(Duration::from_secs(30))
+            .call_timeout(Duration::from_millis(500))
+            .connect(),
+    )?;
     let result = within(Duration::from_secs(60), move || {
         let model = ScriptedModel::new()
             .then_message(vec![Part::tool_request("hang", None, json!({}))])
@@ -415,6 +420,8 @@ fn mcp_server_that_stops_answering_is_a_run_error_after_the_timeout() -> Result<
     };
     assert_eq!(name, "hang");
     assert!(message.contains("did not answer"), "{message}");
+    // The call's own timeout applies, not the handshake's.
+    assert!(message.contains("500ms"), "{message}");
     Ok(())
 }
 

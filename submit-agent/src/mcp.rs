@@ -157,6 +157,7 @@ enum Target {
 pub struct McpConnect {
     target: Target,
     timeout: Duration,
+    call_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for McpConnect {
@@ -164,6 +165,7 @@ impl std::fmt::Debug for McpConnect {
         f.debug_struct("McpConnect")
             .field("server", &self.label())
             .field("timeout", &self.timeout)
+            .field("call_timeout", &self.call_timeout)
             .finish()
     }
 }
@@ -173,6 +175,12 @@ impl McpConnect {
     /// unless set).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How long each tool call may take, when it differs from [`timeout`](Self::timeout).
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
         self
     }
 
@@ -198,6 +206,7 @@ impl McpConnect {
             }
         }
         let timeout = self.timeout;
+        let call_timeout = self.call_timeout.unwrap_or(timeout);
         let runtime = runtime_handle()?;
         let server = label.clone();
         let task = async move {
@@ -239,7 +248,7 @@ impl McpConnect {
             label,
             service,
             runtime,
-            timeout,
+            timeout: call_timeout,
         });
         let tools = listed
             .into_iter()
@@ -273,6 +282,7 @@ struct Connection {
     label: String,
     service: RunningService<RoleClient, ()>,
     runtime: tokio::runtime::Handle,
+    /// The timeout of each call.
     timeout: Duration,
 }
 
@@ -300,6 +310,7 @@ impl McpServer {
         McpConnect {
             target: Target::Child(command),
             timeout: DEFAULT_TIMEOUT,
+            call_timeout: None,
         }
     }
 
@@ -309,6 +320,7 @@ impl McpServer {
         McpConnect {
             target: Target::Http(url.into()),
             timeout: DEFAULT_TIMEOUT,
+            call_timeout: None,
         }
     }
 
