@@ -16,7 +16,7 @@ use submit_result::agent::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use submit_result::agent::mcp::rmcp::service::RequestContext;
+use submit_result::agent::mcp::rmcp::RequestContext;
 use submit_result::agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler};
 use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
 use submit_result::agent::{

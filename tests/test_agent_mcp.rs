@@ -30,7 +30,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 const SERVE: &str = "SUBMIT_TEST_MCP_SERVER";

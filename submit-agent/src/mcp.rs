@@ -51,11 +51,11 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use ::rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
+use ::rmcp::service::RunningService;
+use ::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use ::rmcp::{RoleClient, ServiceError, ServiceExt};
 use base64::Engine as _;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
-use rmcp::service::RunningService;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::context::ToolContext;
@@ -63,8 +63,13 @@ use crate::error::ToolError;
 use crate::message::{JsonObject, Media, MediaSource, Part, PartKind};
 use crate::tool::{Tool, ToolDefinition, ToolOutput};
 
-/// The official Rust MCP SDK, for programs that also serve their own tools.
-pub use rmcp;
+/// What a program needs from the official Rust MCP SDK (`rmcp`) to serve its own tools with
+/// [`serve_stdio`]: the protocol's types and the server trait.
+pub mod rmcp {
+    pub use ::rmcp::model;
+    pub use ::rmcp::service::RequestContext;
+    pub use ::rmcp::{ErrorData, RoleServer, ServerHandler};
+}
 
 /// How long the handshake, the listing and each call may take unless set otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -195,7 +200,7 @@ impl McpConnect {
     pub async fn connect(self) -> Result<McpServer, McpError> {
         let label = self.label();
         if let Target::Http(url) = &self.target {
-            if !url.starts_with("http://") {
+            if !url.to_ascii_lowercase().starts_with("http://") {
                 return Err(McpError::Unsupported {
                     server: label,
                     message: "only http:// URLs are supported (no TLS in this build): reach the \
@@ -347,7 +352,7 @@ impl McpServer {
     }
 }
 
-fn mcp_tool(connection: &Arc<Connection>, tool: rmcp::model::Tool) -> Tool {
+fn mcp_tool(connection: &Arc<Connection>, tool: ::rmcp::model::Tool) -> Tool {
     let name = tool.name.to_string();
     let description = tool
         .description
@@ -581,20 +586,19 @@ where
 /// Serves `handler` as an MCP server over this process's stdin and stdout until the client
 /// disconnects; blocks the calling thread. For a program that is also its own MCP server
 /// (started with a flag, say), without setting up a runtime itself.
-pub fn serve_stdio<S: rmcp::ServerHandler>(handler: S) -> Result<(), McpError> {
+pub fn serve_stdio<S: ::rmcp::ServerHandler>(handler: S) -> Result<(), McpError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| McpError::Runtime(e.to_string()))?;
     runtime.block_on(async move {
-        let service =
-            handler
-                .serve(rmcp::transport::stdio())
-                .await
-                .map_err(|e| McpError::Handshake {
-                    server: "stdio".into(),
-                    message: e.to_string(),
-                })?;
+        let service = handler
+            .serve(::rmcp::transport::stdio())
+            .await
+            .map_err(|e| McpError::Handshake {
+                server: "stdio".into(),
+                message: e.to_string(),
+            })?;
         service
             .waiting()
             .await
