@@ -31,6 +31,8 @@ mod context;
 mod error;
 mod executor;
 mod hook;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod message;
 mod middleware;
 mod model;
