@@ -18,8 +18,9 @@ use std::time::Duration;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -401,6 +402,35 @@ impl ServerHandler for SubmitServer {
             ));
         }
         self.submit(request.arguments).await.map(Into::into)
+    }
+
+    /// A request rmcp could not read as one of the protocol's: a `tools/…` request with
+    /// malformed params (named as such), or a method this server does not serve.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.as_str();
+        let malformed = match method {
+            "tools/call" => request.params_as::<CallToolRequestParams>().err(),
+            "tools/list" => request.params_as::<PaginatedRequestParams>().err(),
+            _ => None,
+        };
+        Err(match malformed {
+            Some(error) => ErrorData::invalid_params(
+                format!("malformed {method} params: {error}"),
+                None,
+            ),
+            None => ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "method `{}` is not served here: this server serves tools/list and tools/call",
+                    method.escape_debug()
+                ),
+                None,
+            ),
+        })
     }
 }
 
