@@ -280,10 +280,10 @@ impl SubmitServer {
         });
         let accepted = match &outcome {
             Outcome::Rejected(rejected) => {
+                // The parser's own event has the trace text; this one says what was answered.
                 tracing::info!(
                     class = ?rejected.error.class(),
                     cause = ?rejected.error.cause(),
-                    trace = %rejected.error.trace_text(),
                     "submit rejected"
                 );
                 return Ok(tool_error(
