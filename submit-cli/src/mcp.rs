@@ -212,9 +212,7 @@ impl Sink {
                     .write_all(line.as_bytes())
                     .and_then(|()| stdout.write_all(b"\n"))
                     .and_then(|()| stdout.flush())
-                    .map_err(|error| {
-                        format!("cannot write the result to standard output: {error}")
-                    })
+                    .map_err(|error| format!("cannot write the result to standard output: {error}"))
             }
             Sink::Nowhere => Ok(()),
         }
@@ -271,7 +269,10 @@ impl SubmitServer {
         let mut gate = shared.gate.lock().await;
         if gate.accepted {
             tracing::info!("submit refused: a result was already accepted");
-            return Ok(tool_error(ALREADY_ACCEPTED, json!({ "error": ALREADY_ACCEPTED })));
+            return Ok(tool_error(
+                ALREADY_ACCEPTED,
+                json!({ "error": ALREADY_ACCEPTED }),
+            ));
         }
         let arguments = arguments.map(Value::Object);
         let outcome = shared.tool.handle_arguments(match &arguments {
@@ -301,7 +302,10 @@ impl SubmitServer {
                     ErrorData::internal_error(format!("result validation: {error}"), None)
                 })?;
             if !findings.is_empty() {
-                tracing::info!(findings = findings.len(), "submit rejected by the validator");
+                tracing::info!(
+                    findings = findings.len(),
+                    "submit rejected by the validator"
+                );
                 let error = format!(
                     "Result rejected: validation raised {} finding(s). Address each finding and \
                      call {} again with your corrected, complete result.",
@@ -353,7 +357,7 @@ fn listed_tool(tool: &SubmitTool<Value>) -> Tool {
     Tool::new(tool.name().to_owned(), description, schema)
 }
 
-/// The string member `key` of a tool result, or the whole result as JSON.
+/// The string member `key` of a tool result (`message` or `error`), empty if it has none.
 fn text_of<'a>(tool_result: &'a Value, key: &str) -> &'a str {
     tool_result.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -368,7 +372,10 @@ fn tool_error(text: &str, structured: Value) -> CallToolResult {
 impl ServerHandler for SubmitServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("submit-result", env!("CARGO_PKG_VERSION")))
+            .with_server_info(Implementation::new(
+                "submit-result",
+                env!("CARGO_PKG_VERSION"),
+            ))
             .with_instructions(format!(
                 "Call `{}` exactly once, with the complete result, to end the run.",
                 self.shared.tool.name()
@@ -418,10 +425,9 @@ impl ServerHandler for SubmitServer {
             _ => None,
         };
         Err(match malformed {
-            Some(error) => ErrorData::invalid_params(
-                format!("malformed {method} params: {error}"),
-                None,
-            ),
+            Some(error) => {
+                ErrorData::invalid_params(format!("malformed {method} params: {error}"), None)
+            }
             None => ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 format!(
@@ -621,7 +627,10 @@ mod tests {
     #[test]
     fn findings_that_are_not_findings_are_named() {
         let error = |text: &[u8]| parse_findings(text).unwrap_err();
-        assert_eq!(error(br#"{"ok": true}"#), "expected an array, got an object");
+        assert_eq!(
+            error(br#"{"ok": true}"#),
+            "expected an array, got an object"
+        );
         assert_eq!(
             error(br#"["a", 3]"#),
             "finding 1: expected a string or an object, got a number"

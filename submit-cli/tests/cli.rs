@@ -1064,7 +1064,12 @@ fn mcp_without_the_feature_names_the_feature() {
 fn mcp_help_describes_the_server_in_every_build() {
     let out = run(&["mcp", "--help"]);
     assert_eq!(out.code, 0);
-    for text in ["--listen <ADDR>", "--out <FILE>", "--validate <CMD>", "--schema <FILE>"] {
+    for text in [
+        "--listen <ADDR>",
+        "--out <FILE>",
+        "--validate <CMD>",
+        "--schema <FILE>",
+    ] {
         assert!(out.stdout.contains(text), "{text}: {}", out.stdout);
     }
     assert!(!out.stdout.contains("--provider"), "{}", out.stdout);

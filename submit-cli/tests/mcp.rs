@@ -10,9 +10,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, ErrorCode,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, ErrorCode};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
@@ -67,11 +65,7 @@ fn parse_output(options: &[&str], arguments: &Value) -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::io::Write::write_all(
-        child.stdin.as_mut().unwrap(),
-        call.to_string().as_bytes(),
-    )
-    .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), call.to_string().as_bytes()).unwrap();
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
     assert!(
@@ -206,7 +200,11 @@ impl HttpServer {
 }
 
 /// Calls `name` with `arguments`.
-async fn call(client: &Client, name: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+async fn call(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
     let Value::Object(arguments) = arguments else {
         panic!("arguments must be an object");
     };
@@ -342,9 +340,15 @@ async fn clean_submit_is_accepted_and_written_over_stdio() {
     let written = std::fs::read_to_string(&out).unwrap();
     assert_eq!(written.lines().count(), 1, "{written}");
     let line: Value = serde_json::from_str(&written).unwrap();
-    assert_eq!(line, parse_output(&["--schema", &schema()], &clean_arguments()));
+    assert_eq!(
+        line,
+        parse_output(&["--schema", &schema()], &clean_arguments())
+    );
     assert_eq!(line["response"], json!({"summary": "disk full"}));
-    assert_eq!(line["reasoning"], "The logs show the disk filled up at 03:12.");
+    assert_eq!(
+        line["reasoning"],
+        "The logs show the disk filled up at 03:12."
+    );
     assert_eq!(line["recovery"], Value::Null);
     server.close().await;
 }
@@ -360,7 +364,10 @@ async fn clean_submit_is_accepted_and_written_over_http() {
     let line = server.stdout_line().await;
     assert!(line.ends_with('\n') && !line.trim_end().contains('\n'));
     let line: Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(line, parse_output(&["--schema", &schema()], &clean_arguments()));
+    assert_eq!(
+        line,
+        parse_output(&["--schema", &schema()], &clean_arguments())
+    );
 }
 
 #[tokio::test]
@@ -392,7 +399,10 @@ async fn stringified_payload_is_recovered_over_stdio() {
     let line: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let options: Vec<&str> = options.iter().map(String::as_str).collect();
     assert_eq!(line, parse_output(&options, &arguments));
-    assert_eq!(line["response"], json!({"title": "MCP TEST", "status": "draft"}));
+    assert_eq!(
+        line["response"],
+        json!({"title": "MCP TEST", "status": "draft"})
+    );
     assert_eq!(line["recovery"], "stringified");
     server.close().await;
 }
@@ -422,9 +432,15 @@ async fn assert_declined_is_a_tool_error_with_the_hint(client: &Client) {
     let result = submit(client, arguments).await;
     assert_eq!(result.is_error, Some(true));
     let hint = expected["tool_result"]["error"].as_str().unwrap();
-    assert!(hint.contains("pass result as a nested JSON object"), "{hint}");
+    assert!(
+        hint.contains("pass result as a nested JSON object"),
+        "{hint}"
+    );
     assert_eq!(text(&result), hint);
-    assert_eq!(result.structured_content.as_ref(), Some(&expected["tool_result"]));
+    assert_eq!(
+        result.structured_content.as_ref(),
+        Some(&expected["tool_result"])
+    );
 }
 
 #[tokio::test]
@@ -523,7 +539,9 @@ async fn assert_malformed_requests_get_errors(client: &Client) {
     };
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
     assert!(
-        error.message.starts_with("malformed tools/call params: invalid type: string"),
+        error
+            .message
+            .starts_with("malformed tools/call params: invalid type: string"),
         "{error:?}"
     );
     // A method the protocol does not have.
@@ -633,7 +651,10 @@ async fn failing_validator_fails_the_call_and_commits_nothing() {
     let out = dir.join("result.json");
     let out_arg = out.display().to_string();
     for (command, message) in [
-        ("exit 3", "result validation: `exit 3` exited with exit status: 3"),
+        (
+            "exit 3",
+            "result validation: `exit 3` exited with exit status: 3",
+        ),
         (
             "echo 'all good'",
             "result validation: `echo 'all good'` printed no JSON array of findings",
@@ -681,7 +702,10 @@ async fn logs_go_to_stderr_and_never_carry_the_reasoning() {
     let stderr = server.close().await;
     assert!(stderr.contains("submit rejected"), "{stderr}");
     assert!(stderr.contains("submit accepted"), "{stderr}");
-    assert!(stderr.contains(&format!("reasoning_bytes={}", marker.len())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("reasoning_bytes={}", marker.len())),
+        "{stderr}"
+    );
     assert!(!stderr.contains(marker), "{stderr}");
 }
 
@@ -731,7 +755,10 @@ fn start_up_mistakes_exit_2_with_one_line() {
             "invalid value 'localhost' for '--listen <ADDR>'",
         ),
     ] {
-        let out = std::process::Command::new(BIN).args(&args).output().unwrap();
+        let out = std::process::Command::new(BIN)
+            .args(&args)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
@@ -768,7 +795,10 @@ async fn stdio_server_exits_0_when_the_host_closes_the_session() {
         .unwrap();
     let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
     let client = ().serve(transport).await.unwrap();
-    assert_eq!(submit(&client, clean_arguments()).await.is_error, Some(false));
+    assert_eq!(
+        submit(&client, clean_arguments()).await.is_error,
+        Some(false)
+    );
     client.cancel().await.unwrap();
     let status = tokio::time::timeout(PATIENCE, child.wait())
         .await
@@ -791,5 +821,8 @@ async fn stdio_server_whose_host_never_starts_a_session_exits_2() {
     .unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("mcp: the session did not start"), "{stderr}");
+    assert!(
+        stderr.contains("mcp: the session did not start"),
+        "{stderr}"
+    );
 }
