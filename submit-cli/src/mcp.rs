@@ -7,6 +7,10 @@
 //! gate (SUBMIT.md §8), and the first one that passes is written out as one line of `parse`'s
 //! JSON and ends the run: later submits are refused. Logs go to standard error; the reasoning
 //! text never reaches them (its byte length does).
+//!
+//! MCP arguments arrive as a JSON object that rmcp has already decoded, so they are read as
+//! Anthropic's `input` is: a member sent twice has already lost one of its values, and the
+//! duplicate-member rejection of SUBMIT.md §10.2 cannot apply.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
