@@ -1,5 +1,6 @@
 //! The command line: subcommands, common options, and turning them into a submit tool.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::builder::NonEmptyStringValueParser;
@@ -40,6 +41,16 @@ call in the provider's shape is counted as malformed and reported by number; it 
 the triage. A progress bar is drawn on standard error when it is a terminal."
     )]
     Triage(TriageArgs),
+    /// Serve the tool to an MCP host: over standard input and output, or streamable HTTP.
+    #[command(
+        after_help = "The one tool's inputSchema is the parameters object of the definition. \
+A call is parsed as `parse` parses it: a rejected submit is answered with a tool error \
+(isError: true) whose text is the hint for the model. The first accepted result is written \
+to --out (or, serving HTTP, to standard output) as one line of `parse`'s JSON; later submits \
+are refused. Logs go to standard error (RUST_LOG sets the filter). The server needs a build \
+with the `mcp` feature: cargo install submit-cli --features mcp."
+    )]
+    Mcp(McpArgs),
 }
 
 /// Arguments of `definition`.
@@ -82,6 +93,28 @@ pub struct TriageArgs {
     pub top: usize,
 }
 
+/// Arguments of `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The schema and the tool's metadata and options.
+    #[command(flatten)]
+    pub tool: ToolArgs,
+    /// Serve streamable HTTP on this address (`127.0.0.1:8000`; port 0 picks one) instead of
+    /// standard input and output; the address is logged when listening.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// Write the first accepted result to this file, one JSON line (created when the server
+    /// starts); without it, serving HTTP writes the line to standard output, and serving
+    /// standard input and output writes it nowhere.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Run this shell command on each accepted payload before it commits: the payload as JSON
+    /// on its standard input, a JSON array of findings on its standard output (`[]` passes); a
+    /// finding rejects the submit back to the model, a failing command fails the call.
+    #[arg(long, value_name = "CMD", value_parser = NonEmptyStringValueParser::new())]
+    pub validate: Option<String>,
+}
+
 /// The wire format, as spelled on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ProviderArg {
@@ -110,12 +143,24 @@ impl From<ProviderArg> for Provider {
     }
 }
 
-/// Options shared by every subcommand.
+/// Options shared by every subcommand that speaks a provider's wire format.
 #[derive(Debug, Args)]
 pub struct Common {
     /// The wire format.
     #[arg(long, value_enum, value_name = "PROVIDER")]
     pub provider: ProviderArg,
+    /// The schema and the tool's metadata and options.
+    #[command(flatten)]
+    pub tool: ToolArgs,
+    /// Emit Gemini's `parametersJsonSchema` (plain JSON Schema) instead of its legacy subset.
+    #[arg(long)]
+    pub gemini_json_schema: bool,
+}
+
+/// The schema and the tool's metadata and options: every subcommand's options but the
+/// provider's.
+#[derive(Debug, Args)]
+pub struct ToolArgs {
     /// The payload's JSON Schema.
     #[arg(long, value_name = "FILE")]
     pub schema: PathBuf,
@@ -150,9 +195,6 @@ pub struct Common {
     /// Ask for strict schema adherence (OpenAI, Anthropic; not Gemini).
     #[arg(long)]
     pub strict: bool,
-    /// Emit Gemini's `parametersJsonSchema` (plain JSON Schema) instead of its legacy subset.
-    #[arg(long)]
-    pub gemini_json_schema: bool,
 }
 
 impl Common {
@@ -161,6 +203,14 @@ impl Common {
         self.provider.into()
     }
 
+    /// The tool's options for the provider chosen (see [`ToolArgs::options`]).
+    pub fn options(&self) -> Result<Options, CliError> {
+        self.tool
+            .options(Some(self.provider()), self.gemini_json_schema)
+    }
+}
+
+impl ToolArgs {
     /// The metadata a tag sets. A tag naming its payload `reasoning` is refused unless
     /// `--omit-reasoning` or `--payload` overrides what makes it a mistake; construction checks
     /// the final combination again.
@@ -187,11 +237,16 @@ impl Common {
 
     /// The tool's options: the tag (if any) as the base, then every explicit flag over it.
     ///
-    /// Gemini has no strict mode, so `--strict` with `--provider gemini` is an error. For the
-    /// other providers the Gemini definition is never printed, so it is built in its plain
-    /// JSON Schema form, which any schema the other providers accept can take.
-    pub fn options(&self) -> Result<Options, CliError> {
-        let provider = self.provider();
+    /// `provider` is the wire format the tool is built for, `None` for MCP (which takes the
+    /// parameters object as it is). Gemini has no strict mode, so `--strict` with `--provider
+    /// gemini` is an error. Unless the provider is Gemini the Gemini definition is never
+    /// printed, so it is built in its plain JSON Schema form, which any schema the other
+    /// providers accept can take.
+    pub fn options(
+        &self,
+        provider: Option<Provider>,
+        gemini_json_schema: bool,
+    ) -> Result<Options, CliError> {
         let mut options = match &self.tag {
             Some(tag) => Options::from_metadata(&self.tag_metadata(tag)?),
             None => Options::new(),
@@ -236,12 +291,12 @@ impl Common {
             options = options.omit_payload_fields(self.omit_fields.iter().cloned());
         }
         if self.strict {
-            if provider == Provider::Gemini {
+            if provider == Some(Provider::Gemini) {
                 return Err(CliError::GeminiStrict);
             }
             options = options.strict(true);
         }
-        if self.gemini_json_schema || provider != Provider::Gemini {
+        if gemini_json_schema || provider != Some(Provider::Gemini) {
             options = options.gemini_schema(GeminiSchema::JsonSchema);
         }
         Ok(options)
@@ -262,6 +317,7 @@ mod tests {
             Command::Definition(a) => a.common,
             Command::Parse(a) => a.common,
             Command::Triage(a) => a.common,
+            Command::Mcp(_) => panic!("mcp has no provider"),
         }
     }
 
@@ -342,7 +398,7 @@ mod tests {
             "b",
         ])
         .unwrap();
-        assert_eq!(common(cli).omit_fields, ["a", "b"]);
+        assert_eq!(common(cli).tool.omit_fields, ["a", "b"]);
     }
 
     #[test]
@@ -398,7 +454,10 @@ mod tests {
         ])
         .unwrap();
         let common = common(cli);
-        let metadata = common.tag_metadata(common.tag.as_deref().unwrap()).unwrap();
+        let metadata = common
+            .tool
+            .tag_metadata(common.tool.tag.as_deref().unwrap())
+            .unwrap();
         assert!(!metadata.flat && !metadata.omit_reasoning);
         // The flags win over the tag's `false` (Options has no getters for these two).
         let options = format!("{:?}", common.options().unwrap());

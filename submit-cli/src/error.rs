@@ -42,6 +42,26 @@ pub enum CliError {
     /// The tool could not be built from the schema and options.
     #[error("{}", build_message(.0))]
     Build(BuildError),
+    /// `mcp` in a build without the `mcp` feature.
+    #[error(
+        "this submit-result was built without the MCP server: install it with the `mcp` \
+         feature (cargo install submit-cli --features mcp)"
+    )]
+    McpNotBuilt,
+    /// The async runtime the MCP server runs on could not start.
+    #[error("cannot start the MCP server's runtime: {0}")]
+    Runtime(std::io::Error),
+    /// `--listen` could not bind its address.
+    #[error("cannot listen on {addr}: {source}: pick another address or port")]
+    Listen {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The MCP session over standard input and output could not start or failed.
+    #[error("mcp: {0}")]
+    Mcp(String),
     /// A file that could not be created or written.
     #[error("cannot write {what} {}: {source}", show(path, "to standard output"))]
     Write {

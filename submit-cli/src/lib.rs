@@ -7,6 +7,7 @@
 //! submit-result definition --provider claude --schema schema.json
 //! submit-result parse      --provider openai-chat --schema schema.json call.json
 //! submit-result triage     --provider gemini --schema schema.json calls.jsonl --json
+//! submit-result mcp        --schema schema.json --out result.json
 //! ```
 //!
 //! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
@@ -17,6 +18,8 @@
 
 pub mod args;
 pub mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod output;
 pub mod shapes;
 pub mod triage;
@@ -28,9 +31,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use serde_json::Value;
-use submit_core::SubmitTool;
+use submit_core::{Options, SubmitTool};
 
-use crate::args::{Cli, Command, Common, DefinitionArgs, ParseArgs, TriageArgs};
+use crate::args::{Cli, Command, Common, DefinitionArgs, McpArgs, ParseArgs, TriageArgs};
 use crate::error::{clap_one_line, CliError};
 use crate::output::OutcomeView;
 
@@ -55,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Definition(args) => definition(&args),
         Command::Parse(args) => parse(&args),
         Command::Triage(args) => triage(&args),
+        Command::Mcp(args) => mcp(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,16 +75,19 @@ pub fn main() -> ExitCode {
 
 /// Reads the schema file and builds the tool from it and the options.
 fn build(common: &Common) -> Result<SubmitTool<Value>, CliError> {
-    let options = common.options()?;
-    let path = &common.schema;
+    build_with(&common.tool.schema, common.options()?)
+}
+
+/// Reads the schema file at `path` and builds the tool from it and `options`.
+fn build_with(path: &Path, options: Options) -> Result<SubmitTool<Value>, CliError> {
     let text = std::fs::read(path).map_err(|source| CliError::Read {
         what: "schema file",
-        path: Some(path.clone()),
+        path: Some(path.to_path_buf()),
         source,
     })?;
     let schema: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
         what: "schema file",
-        path: Some(path.clone()),
+        path: Some(path.to_path_buf()),
         source,
     })?;
     SubmitTool::from_json_schema(schema, options).map_err(CliError::Build)
@@ -103,6 +110,19 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     serde_json::to_writer_pretty(&mut stdout, value).map_err(|e| write_error(e.into()))?;
     stdout.write_all(b"\n").map_err(write_error)?;
     stdout.flush().map_err(write_error)
+}
+
+/// `mcp`: builds the tool, then serves it until the host goes away.
+#[cfg(feature = "mcp")]
+fn mcp(args: &McpArgs) -> Result<(), CliError> {
+    let tool = build_with(&args.tool.schema, args.tool.options(None, false)?)?;
+    mcp::serve(tool, args)
+}
+
+/// `mcp` in a build without the server: says which feature has it.
+#[cfg(not(feature = "mcp"))]
+fn mcp(_: &McpArgs) -> Result<(), CliError> {
+    Err(CliError::McpNotBuilt)
 }
 
 fn definition(args: &DefinitionArgs) -> Result<(), CliError> {

@@ -1042,3 +1042,35 @@ fn triage_of_a_million_generated_lines() {
     );
     assert_generated_counts(&report, n as u64);
 }
+
+// ------------------------------------------------------------------------------------------
+// mcp, in a build without the server (tests/mcp.rs drives the server)
+// ------------------------------------------------------------------------------------------
+
+#[cfg(not(feature = "mcp"))]
+#[test]
+fn mcp_without_the_feature_names_the_feature() {
+    let out = run(&["mcp", "--schema", &schema()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        "submit-result: this submit-result was built without the MCP server: install it with \
+         the `mcp` feature (cargo install submit-cli --features mcp)\n"
+    );
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn mcp_help_describes_the_server_in_every_build() {
+    let out = run(&["mcp", "--help"]);
+    assert_eq!(out.code, 0);
+    for text in [
+        "--listen <ADDR>",
+        "--out <FILE>",
+        "--validate <CMD>",
+        "--schema <FILE>",
+    ] {
+        assert!(out.stdout.contains(text), "{text}: {}", out.stdout);
+    }
+    assert!(!out.stdout.contains("--provider"), "{}", out.stdout);
+}
