@@ -293,6 +293,7 @@ fn parse_of_readme_example_clean_call_is_accepted() {
             "response": {"summary": "disk full"},
             "reasoning": "The logs show the disk filled up at 03:12.",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
@@ -313,6 +314,8 @@ fn parse_prints_keys_in_the_documented_order() {
         "\"response\"",
         "\"reasoning\"",
         "\"recovery\"",
+        "\"recoveries\"",
+        "\"tool_result\"",
     ]
     .iter()
     .map(|key| out.stdout.find(key).unwrap())
@@ -329,6 +332,7 @@ fn parse_openai_chat_stringified_with_invoke_is_recovered() {
             "response": {"summary": "disk full"},
             "reasoning": "Checked.",
             "recovery": "stringified",
+            "recoveries": [{"kind": "stringified", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -343,6 +347,7 @@ fn parse_gemini_payload_in_reasoning_opener_is_recovered() {
             "response": {"summary": "disk full"},
             "reasoning": "Checked the logs.",
             "recovery": "reasoning_opener",
+            "recoveries": [{"kind": "reasoning_opener", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -357,6 +362,7 @@ fn parse_openai_responses_payload_as_reasoning_member_is_recovered() {
             "response": {"summary": "ok"},
             "reasoning": "Checked.",
             "recovery": "reasoning_member",
+            "recoveries": [{"kind": "reasoning_member", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -420,6 +426,7 @@ fn parse_gemini_bare_function_call() {
             "response": {"summary": "s"},
             "reasoning": "r",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
@@ -939,6 +946,7 @@ fn triage_out_has_one_line_per_call() {
             "response": {"summary": "run 0 finished"},
             "reasoning": "all checks passed",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
