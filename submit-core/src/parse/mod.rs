@@ -205,8 +205,9 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             Some(read) => read,
             None => (Self::decode_arguments(arguments)?, None),
         };
-        // §10.1e: one wrapper member (only where no other §10.1 rule applied).
-        if applied.is_empty() {
+        // §10.1e: one wrapper member (only where no other §10.1 rule applied; a reasoning the
+        // one pass read is a member, so the object holds a parameter).
+        if applied.is_empty() && read_reasoning.is_none() {
             let parameters = whole::Parameters {
                 reasoning: !options.omit_reasoning,
                 payload: Some(field),
