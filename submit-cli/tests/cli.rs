@@ -1050,3 +1050,120 @@ fn triage_of_a_million_generated_lines() {
     );
     assert_generated_counts(&report, n as u64);
 }
+
+/// One `tool_use` line a call, for `triage`.
+fn claude_lines(inputs: &[Value]) -> String {
+    inputs
+        .iter()
+        .map(|input| format!("{}\n", tool_use(input.clone())))
+        .collect()
+}
+
+#[test]
+fn triage_on_a_mixed_file_reports_each_recovery_kind_and_cause() {
+    let object = r#"{"summary":"s"}"#;
+    let call = json!({"reasoning": "r", "result": {"summary": "s"}}).to_string();
+    let nested = claude_lines(&[
+        json!({"reasoning": "r", "result": {"summary": "s"}}),
+        json!({"reasoning": "r", "result": object}),
+        json!({"reasoning": format!("r</reasoning>\n<parameter name=\"result\">{object}")}),
+        json!({"reasoning": format!("r\", \"result\": {object}}}")}),
+        json!(call),
+        json!(format!("{call}}}")),
+        json!(format!("```json\n{call}\n```")),
+        json!({"arguments": {"reasoning": "r", "result": {"summary": "s"}}}),
+        json!("{\"reasoning\":"),
+        json!({"reasoning": "r"}),
+        json!({"reasoning": "r", "result": format!("{object} and more")}),
+        json!({"reasoning": "<parameter name=\"result\">oops"}),
+        json!({"reasoning": "r", "result": {"summary": 1}}),
+    ]);
+    let dir = scratch("triage-mixed");
+    let calls = dir.join("nested.jsonl");
+    std::fs::write(&calls, nested).unwrap();
+    let report = triage_json("claude", &calls, &[]);
+    assert_eq!(report["calls"], 13);
+    assert_eq!(report["clean"]["count"], 1);
+    assert_eq!(report["accepted"]["count"], 8);
+    for (kind, count) in [
+        ("stringified", 1),
+        ("reasoning_opener", 1),
+        ("reasoning_member", 1),
+        ("stringified_arguments", 3),
+        ("trailing_closers", 1),
+        ("fenced_arguments", 1),
+        ("wrapped_arguments", 1),
+        ("stringified_property", 0),
+        ("closing_markup", 0),
+    ] {
+        assert_eq!(report["recovery"][kind]["count"], count, "{kind}: {report}");
+    }
+    for (cause, count) in [
+        ("undecodable_arguments", 1),
+        ("absent_or_mistyped", 1),
+        ("stringified_declined", 1),
+        ("reasoning_declined", 1),
+        ("swallowed_parameter", 0),
+    ] {
+        assert_eq!(report["cause"][cause]["count"], count, "{cause}: {report}");
+    }
+    assert_eq!(report["class"]["payload"]["count"], 1);
+
+    let schema = dir.join("flat_schema.json");
+    let flat_schema = json!({"type": "object",
+        "properties": {"summary": {"type": "string"}, "count": {"type": "integer"}},
+        "required": ["summary"]});
+    std::fs::write(&schema, flat_schema.to_string()).unwrap();
+    let flat = claude_lines(&[
+        json!({"reasoning": "r", "summary": "s", "count": "3"}),
+        json!({"reasoning": "r", "summary": "s</parameter>\n</invoke>"}),
+        json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}),
+    ]);
+    let calls = dir.join("flat.jsonl");
+    std::fs::write(&calls, flat).unwrap();
+    let schema = schema.display().to_string();
+    let calls = calls.display().to_string();
+    let out = run(&[
+        "triage",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema,
+        "--flat",
+        "--json",
+        &calls,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["recovery"]["stringified_property"]["count"], 1);
+    assert_eq!(report["recovery"]["closing_markup"]["count"], 1);
+    assert_eq!(report["cause"]["swallowed_parameter"]["count"], 1);
+    let out = run(&[
+        "triage",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema,
+        "--flat",
+        &calls,
+    ]);
+    for row in [
+        "  stringified_property",
+        "  closing_markup",
+        "    swallowed_parameter",
+    ] {
+        assert!(out.stdout.contains(row), "{row}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn parse_prints_recoveries() {
+    let call = json!({"reasoning": "r", "result": {"summary": "s"}}).to_string();
+    let outcome = parse_stdin("claude", &tool_use(json!(format!("{call}}}"))));
+    assert_eq!(
+        outcome["recoveries"],
+        json!([{"kind": "stringified_arguments", "parameters": []},
+               {"kind": "trailing_closers", "parameters": []}])
+    );
+    assert_eq!(outcome["recovery"], Value::Null);
+}

@@ -133,14 +133,11 @@ impl Parameters<'_> {
         reasoning.into_iter().chain(payload).chain(properties)
     }
 
-    fn holds_exactly_parameters<'k>(
-        &self,
-        mut names: impl Iterator<Item = &'k str> + Clone,
-    ) -> bool {
+    fn holds_exactly_parameters<'k>(&self, names: impl Iterator<Item = &'k str> + Clone) -> bool {
         names.clone().all(|name| self.is_parameter(name))
             && self
                 .required()
-                .all(|required| names.any(|name| name == required))
+                .all(|required| names.clone().any(|name| name == required))
     }
 }
 
