@@ -181,7 +181,7 @@ impl<'a> Args<'a> {
             Args::Raw(object) => object
                 .members
                 .iter()
-                .map(|(name, raw)| (name.clone(), Param::Raw(*raw)))
+                .map(|(name, raw)| (name.clone(), Param::Raw(raw)))
                 .collect(),
         }
     }

@@ -30,6 +30,10 @@ pub(crate) struct Seen<'de> {
 
 impl<'de> Seen<'de> {
     /// Notes `key`; `false` when it was seen before.
+    #[allow(
+        clippy::ptr_arg,
+        reason = "a borrowed key is kept as the same borrow, without a copy"
+    )]
     pub(crate) fn insert(&mut self, key: &Cow<'de, str>) -> bool {
         if let Some(set) = &mut self.set {
             return set.insert(key.clone());
