@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use submit_result::{
-    Accepted, Arguments, ErrorClass, Metadata, Options, Outcome, Provider, RecoveryKind,
-    SubmitTool,
+    Accepted, Arguments, ErrorClass, Metadata, Options, Outcome, Provider, RecoveryKind, SubmitTool,
 };
 
 #[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -311,9 +310,18 @@ fn run(tools: &Tools, input: &[u8]) {
 /// response and reasoning, recording the rule.
 fn damaged_like_clean(tools: &Tools, clean_text: &str, clean: &Accepted<Value>, wrap: bool) {
     let mut damaged = vec![
-        (format!("{clean_text}}}\n</invoke>"), RecoveryKind::TrailingClosers),
-        (Value::from(clean_text).to_string(), RecoveryKind::StringifiedArguments),
-        (format!("```json\n{clean_text}\n```"), RecoveryKind::FencedArguments),
+        (
+            format!("{clean_text}}}\n</invoke>"),
+            RecoveryKind::TrailingClosers,
+        ),
+        (
+            Value::from(clean_text).to_string(),
+            RecoveryKind::StringifiedArguments,
+        ),
+        (
+            format!("```json\n{clean_text}\n```"),
+            RecoveryKind::FencedArguments,
+        ),
     ];
     if wrap {
         damaged.push((
@@ -324,7 +332,10 @@ fn damaged_like_clean(tools: &Tools, clean_text: &str, clean: &Accepted<Value>, 
     for (text, kind) in damaged {
         let outcome = tools.value.handle_arguments(Arguments::Text(&text));
         let Outcome::Accepted(recovered) = &outcome else {
-            panic!("damaged clean call rejected: {text:?}: {:?}", outcome.error());
+            panic!(
+                "damaged clean call rejected: {text:?}: {:?}",
+                outcome.error()
+            );
         };
         assert_eq!(recovered.response, clean.response, "{text:?}");
         assert_eq!(recovered.reasoning, clean.reasoning, "{text:?}");
