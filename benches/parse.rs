@@ -22,6 +22,15 @@ struct Finding {
     tags: Vec<String>,
 }
 
+/// The true floor of a clean call: a typed decode of the whole arguments object from the same
+/// text, as a program that trusted the model would write it.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code, reason = "decoded to be timed")]
+struct Whole {
+    reasoning: String,
+    analysis: Report,
+}
+
 fn tool() -> SubmitTool<Report> {
     SubmitTool::new(Options::new().payload_field_name("analysis")).expect("the bench tool builds")
 }
@@ -52,6 +61,9 @@ fn clean(c: &mut Criterion) {
     });
     group.bench_function("handle_text", |b| {
         b.iter(|| tool.handle_arguments(Arguments::Text(black_box(&arguments))))
+    });
+    group.bench_function("floor_whole_from_str", |b| {
+        b.iter(|| serde_json::from_str::<Whole>(black_box(&arguments)).unwrap())
     });
     group.bench_function("baseline_from_value", |b| {
         b.iter(|| Report::deserialize(black_box(&payload_value)).unwrap())
@@ -125,6 +137,27 @@ fn adversarial_input(shape: &str, size: usize) -> String {
             r#"{{"reasoning":"{}"}}"#,
             r#"\"analysis\" "#.repeat(size / 14)
         ),
+        // SUBMIT.md §10: a fence around arguments whose reasoning fills it, a wrapper nested
+        // deep, a payload whose members are all distinct but the last, and a flat string full
+        // of parameter openers.
+        "long_fence" => format!(
+            "```json\n{{\"reasoning\":\"{}\",\"analysis\":{}}}\n```",
+            "a".repeat(size),
+            payload()
+        ),
+        "deep_wrapper" => format!(
+            "{}{{}}{}",
+            r#"{"a":"#.repeat(size / 5),
+            "}".repeat(size / 5)
+        ),
+        "many_duplicates" => {
+            let members: String = (0..size / 12).map(|i| format!(r#""k{i:07}":1,"#)).collect();
+            format!(r#"{{"reasoning":"r","analysis":{{{members}"k0000000":1}}}}"#)
+        }
+        "openers_in_flat_string" => format!(
+            r#"{{"reasoning":"r","findings":[],"summary":"{}"}}"#,
+            r#"<parameter name=\"findings\">"#.repeat(size / 30)
+        ),
         _ => unreachable!(),
     }
 }
@@ -144,17 +177,48 @@ fn evict(buffer: &mut [u8]) {
 }
 
 fn adversarial(c: &mut Criterion) {
-    let tool = tool();
+    run_adversarial(
+        c,
+        "adversarial",
+        &[
+            "open_braces",
+            "nested_payload",
+            "openers_in_reasoning",
+            "close_tags_after_payload",
+            "member_marks_in_reasoning",
+        ],
+    );
+}
+
+/// The shapes of SUBMIT.md §10's rules; `long_fence` and `openers_in_flat_string` are
+/// accepted, the others rejected.
+fn adversarial_revision_2(c: &mut Criterion) {
+    run_adversarial(
+        c,
+        "adversarial_revision_2",
+        &[
+            "long_fence",
+            "deep_wrapper",
+            "many_duplicates",
+            "openers_in_flat_string",
+        ],
+    );
+}
+
+fn run_adversarial(c: &mut Criterion, name: &str, shapes: &[&str]) {
+    let nested = tool();
+    let flat = SubmitTool::<Report>::new(Options::new().flat_payload(true))
+        .expect("the flat bench tool builds");
     let mut buffer = vec![0u8; EVICT_BYTES];
-    let mut group = c.benchmark_group("adversarial");
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
-    for shape in [
-        "open_braces",
-        "nested_payload",
-        "openers_in_reasoning",
-        "close_tags_after_payload",
-        "member_marks_in_reasoning",
-    ] {
+    for &shape in shapes {
+        let tool = if shape == "openers_in_flat_string" {
+            &flat
+        } else {
+            &nested
+        };
+        let accepted = matches!(shape, "long_fence" | "openers_in_flat_string");
         for mib in [1, 8] {
             let input = adversarial_input(shape, mib << 20);
             group.throughput(Throughput::Bytes(input.len() as u64));
@@ -179,7 +243,7 @@ fn adversarial(c: &mut Criterion) {
                         || evict(&mut buffer),
                         |()| {
                             let outcome = tool.handle_arguments(Arguments::Text(black_box(input)));
-                            assert!(!outcome.is_accepted());
+                            assert_eq!(outcome.is_accepted(), accepted, "{shape}");
                             outcome
                         },
                         BatchSize::PerIteration,
@@ -191,5 +255,12 @@ fn adversarial(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, clean, stringified, reasoning_64k, adversarial);
+criterion_group!(
+    benches,
+    clean,
+    stringified,
+    reasoning_64k,
+    adversarial,
+    adversarial_revision_2
+);
 criterion_main!(benches);

@@ -114,6 +114,16 @@ fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
             }),
         ),
         (
+            "the whole arguments JSON-encoded twice and followed by a stray brace",
+            Provider::OpenAiResponses,
+            json!({
+                "type": "function_call", "call_id": "call_03", "name": "submit_triage",
+                "arguments": Value::from(format!(
+                    "{{\"reasoning\":\"Seen in two exports.\",\"triage\":{payload}}}}}"
+                )).to_string(),
+            }),
+        ),
+        (
             "a string with prose after the object: ambiguous, so declined",
             Provider::OpenAiResponses,
             json!({
@@ -150,6 +160,13 @@ fn parse_calls(tool: &SubmitTool<Triage>) {
                     .recovery
                     .map_or("none".to_owned(), |r| format!("{r:?}"));
                 println!("accepted, recovery: {recovery}");
+                for rule in &accepted.recoveries {
+                    println!(
+                        "  rule applied: {} {:?}",
+                        rule.kind.as_str(),
+                        rule.parameters
+                    );
+                }
                 println!("reasoning: {:?}", accepted.reasoning);
                 print_triage(&accepted.response);
                 println!("tool result: {}", accepted.tool_result);

@@ -49,9 +49,9 @@
 #![forbid(unsafe_code)]
 
 pub use submit_core::{
-    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
-    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery, Rejected,
-    SubmitError, SubmitResult, SubmitTool, UnknownProvider,
+    Accepted, AppliedRecovery, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata,
+    MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,
+    Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, UnknownProvider,
 };
 pub use submit_core::{Call, CallRecord, CallShapeError, Trace};
 

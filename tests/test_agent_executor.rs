@@ -98,6 +98,7 @@ impl<R: DeserializeOwned> Terminal<R> for StandIn {
                 response,
                 reasoning: reasoning.to_owned(),
                 recovery: None,
+                recoveries: Vec::new(),
                 tool_result: json!({"success": true, "message": "Result submitted successfully."}),
             }),
             Err(e) => {

@@ -14,20 +14,8 @@ struct Sample {
     tags: Option<Vec<String>>,
 }
 
-fn build_tool(options: &serde_json::Value) -> SubmitTool<Sample> {
-    let flag = |key: &str| options[key].as_bool().unwrap_or(false);
-    let mut built = Options::new()
-        .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
-        .flat_payload(flag("flat"))
-        .omit_reasoning(flag("omit_reasoning"))
-        .strict(flag("strict"));
-    if let Some(success) = options["success"].as_str() {
-        built = built.success_message(success.to_owned());
-    }
-    if let Some(names) = options["omit_fields"].as_array() {
-        built = built.omit_payload_fields(names.iter().map(|n| n.as_str().unwrap().to_owned()));
-    }
-    SubmitTool::new(built).expect("the corpus tool builds")
+fn build_tool(options: Options) -> SubmitTool<Sample> {
+    SubmitTool::new(options).expect("the corpus tool builds")
 }
 
 include!("corpus/runner.rs");

@@ -231,6 +231,7 @@ fn outcome_serializes_as_the_command_line_prints_it() {
         serde_json::to_value(&outcome).unwrap(),
         json!({"accepted": true, "response": {"summary": "all good"}, "reasoning": "r",
                "recovery": "stringified",
+               "recoveries": [{"kind": "stringified", "parameters": ["analysis"]}],
                "tool_result": {"success": true, "message": "Result submitted successfully."}})
     );
 }

@@ -1,7 +1,9 @@
 //! Property tests of the parser through the public API: generated payloads are recovered
 //! exactly from every accepted shape, and nothing but closing tokens may follow them.
 
-use submit_result::{Metadata, Options, Outcome, ParameterCause, Provider, Recovery, SubmitTool};
+use submit_result::{
+    Metadata, Options, Outcome, ParameterCause, Provider, Recovery, RecoveryKind, SubmitTool,
+};
 
 /// A tool whose payload `analysis` is any JSON object.
 fn value_tool() -> SubmitTool<serde_json::Value> {

@@ -8,7 +8,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use submit_result::{Arguments, ErrorClass, Metadata, Options, Outcome, Provider, SubmitTool};
+use submit_result::{
+    Accepted, Arguments, ErrorClass, Metadata, Options, Outcome, Provider, RecoveryKind, SubmitTool,
+};
 
 #[derive(Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Analysis {
@@ -81,6 +83,15 @@ const TOKENS: &[&str] = &[
     "omit_reasoning=",
     "payload=analysis",
     "description=a\\, b",
+    "```",
+    "```json\n",
+    "\n```",
+    "</invoke>",
+    "</function_calls>",
+    "<parameter name=\"summary\">",
+    "{\"arguments\":",
+    "\"true\"",
+    "\"[\\\"a\\\"]\"",
 ];
 
 fn seeds() -> Vec<Vec<u8>> {
@@ -98,6 +109,14 @@ fn seeds() -> Vec<Vec<u8>> {
         "name=submit_decision,payloadDescription=Escalate\\, block\\, or approve.,flat".to_owned(),
         "name=x,payload=analysis,omit_reasoning=true,success=ok".to_owned(),
         "[[[[{\"a\":".to_owned(),
+        // SUBMIT.md §10: the mistakes of the arguments as a whole, duplicates, flat properties.
+        format!("{}}}\n</invoke>", json!({"reasoning": "r", "analysis": {"summary": "s"}})),
+        Value::from(json!({"reasoning": "r", "analysis": {"summary": "s"}}).to_string()).to_string(),
+        format!("```json\n{}\n```", json!({"reasoning": "r", "analysis": {"summary": "s"}})),
+        json!({"arguments": {"reasoning": "r", "analysis": {"summary": "s"}}}).to_string(),
+        r#"{"reasoning":"r","analysis":{"summary":"a","summary":"b"}}"#.to_owned(),
+        json!({"reasoning": "r", "summary": "s</parameter>\n</invoke>", "blocked": "true", "tags": "[\"a\"]"}).to_string(),
+        json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}).to_string(),
     ];
     // Every vector of the parser's corpus, when it is next door.
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
@@ -266,10 +285,64 @@ fn run(tools: &Tools, input: &[u8]) {
         check(&by_value, "Result submitted successfully.");
         let normalized = value.to_string();
         let by_normalized = tools.value.handle_arguments(Arguments::Text(&normalized));
+        // A string value is argument text (SUBMIT.md §10.1), read by rules its encoded text is
+        // not (a fence, empty text): only other values must agree with their text.
+        if !value.is_string() {
+            assert_eq!(
+                comparable(&by_value),
+                comparable(&by_normalized),
+                "value and text disagree"
+            );
+        }
+        if let Outcome::Accepted(clean) = &by_value {
+            if let (Some(members), true) = (value.as_object(), clean.recoveries.is_empty()) {
+                // The wrapper rule holds only advertised parameters.
+                let advertised = members
+                    .keys()
+                    .all(|name| name == "reasoning" || name == "analysis");
+                damaged_like_clean(tools, &normalized, clean, advertised);
+            }
+        }
+    }
+}
+
+/// A clean call damaged by each SUBMIT.md §10.1 mistake is recovered to the clean call's
+/// response and reasoning, recording the rule.
+fn damaged_like_clean(tools: &Tools, clean_text: &str, clean: &Accepted<Value>, wrap: bool) {
+    let mut damaged = vec![
+        (
+            format!("{clean_text}}}\n</invoke>"),
+            RecoveryKind::TrailingClosers,
+        ),
+        (
+            Value::from(clean_text).to_string(),
+            RecoveryKind::StringifiedArguments,
+        ),
+        (
+            format!("```json\n{clean_text}\n```"),
+            RecoveryKind::FencedArguments,
+        ),
+    ];
+    if wrap {
+        damaged.push((
+            format!("{{\"arguments\":{clean_text}}}"),
+            RecoveryKind::WrappedArguments,
+        ));
+    }
+    for (text, kind) in damaged {
+        let outcome = tools.value.handle_arguments(Arguments::Text(&text));
+        let Outcome::Accepted(recovered) = &outcome else {
+            panic!(
+                "damaged clean call rejected: {text:?}: {:?}",
+                outcome.error()
+            );
+        };
+        assert_eq!(recovered.response, clean.response, "{text:?}");
+        assert_eq!(recovered.reasoning, clean.reasoning, "{text:?}");
         assert_eq!(
-            comparable(&by_value),
-            comparable(&by_normalized),
-            "value and text disagree"
+            recovered.recoveries.first().map(|rule| rule.kind),
+            Some(kind),
+            "{text:?}"
         );
     }
 }

@@ -255,7 +255,7 @@ impl<R> Execution<R> {
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
 ///     fn handle(&self, input: &Value) -> Outcome<Value> {
 ///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
-///             recovery: None, tool_result: json!({"success": true}) })
+///             recovery: None, recoveries: Vec::new(), tool_result: json!({"success": true}) })
 ///     }
 /// }
 ///

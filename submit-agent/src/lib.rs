@@ -118,6 +118,7 @@ mod tests {
                 response: serde_json::Value::Null,
                 reasoning: String::new(),
                 recovery: None,
+                recoveries: Vec::new(),
                 tool_result: serde_json::json!({"success": true}),
             })
         }

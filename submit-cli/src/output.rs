@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use submit_core::{ErrorClass, Outcome, ParameterCause, Recovery};
+use submit_core::{AppliedRecovery, ErrorClass, Outcome, ParameterCause, Recovery};
 
 /// An outcome as printed: borrowed from the [`Outcome`], serialized without copying the payload.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum OutcomeView<'a> {
-    /// `{"accepted": true, "response", "reasoning", "recovery", "tool_result"}`.
+    /// `{"accepted": true, "response", "reasoning", "recovery", "recoveries", "tool_result"}`.
     Accepted {
         /// The input line, for `triage --out`; absent for `parse`.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -21,6 +21,8 @@ pub enum OutcomeView<'a> {
         reasoning: &'a str,
         /// The recovery that applied, `null` for a clean accept.
         recovery: Option<Recovery>,
+        /// Every rule that applied, in order: `[{"kind", "parameters"}, …]`.
+        recoveries: &'a [AppliedRecovery],
         /// `{"success": true, "message": …}`.
         tool_result: &'a Value,
     },
@@ -52,6 +54,7 @@ impl<'a> OutcomeView<'a> {
                 response: &accepted.response,
                 reasoning: &accepted.reasoning,
                 recovery: accepted.recovery,
+                recoveries: &accepted.recoveries,
                 tool_result: &accepted.tool_result,
             },
             Outcome::Rejected(rejected) => OutcomeView::Rejected {
@@ -78,12 +81,13 @@ mod tests {
             response: json!({"summary": "done"}),
             reasoning: "checked".to_owned(),
             recovery: Some(Recovery::ReasoningOpener),
+            recoveries: Vec::new(),
             tool_result: json!({"success": true, "message": "ok"}),
         });
         let text = serde_json::to_string(&OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(
             text,
-            r#"{"accepted":true,"response":{"summary":"done"},"reasoning":"checked","recovery":"reasoning_opener","tool_result":{"success":true,"message":"ok"}}"#
+            r#"{"accepted":true,"response":{"summary":"done"},"reasoning":"checked","recovery":"reasoning_opener","recoveries":[],"tool_result":{"success":true,"message":"ok"}}"#
         );
     }
 
@@ -93,6 +97,7 @@ mod tests {
             response: json!(1),
             reasoning: String::new(),
             recovery: None,
+            recoveries: Vec::new(),
             tool_result: json!({}),
         });
         let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();

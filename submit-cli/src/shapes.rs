@@ -39,7 +39,7 @@ pub fn declined_shape(
             let reasoning = object.get("reasoning")?.as_str()?;
             Some(reasoning_shape(reasoning, payload))
         }
-        ParameterCause::UndecodableArguments | ParameterCause::AbsentOrMistyped => None,
+        _ => None,
     }
 }
 
@@ -234,6 +234,8 @@ fn cause_rank(cause: ParameterCause) -> u8 {
         ParameterCause::AbsentOrMistyped => 1,
         ParameterCause::StringifiedDeclined => 2,
         ParameterCause::ReasoningDeclined => 3,
+        ParameterCause::SwallowedParameter => 4,
+        _ => 5,
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
-use submit_core::{Outcome, ParameterCause, Provider, Recovery, SubmitTool};
+use submit_core::{Outcome, ParameterCause, Provider, RecoveryKind, SubmitTool};
 
 use crate::output::OutcomeView;
 use crate::shapes::{declined_shape, ShapeCount, ShapeCounter};
@@ -32,6 +32,8 @@ pub struct Summary {
     pub malformed: u64,
     /// The first [`MALFORMED_KEPT`] malformed lines.
     pub malformed_first: Vec<MalformedLine>,
+    /// Accepted, recovered or not.
+    pub accepted: u64,
     /// Accepted with no recovery.
     pub clean: u64,
     /// Accepted after the stringified recovery.
@@ -40,8 +42,22 @@ pub struct Summary {
     pub reasoning_opener: u64,
     /// Accepted after the reasoning member recovery.
     pub reasoning_member: u64,
+    /// Accepted after dropping closing tokens after the arguments.
+    pub trailing_closers: u64,
+    /// Accepted after reading arguments JSON-encoded into a string.
+    pub stringified_arguments: u64,
+    /// Accepted after opening a Markdown fence.
+    pub fenced_arguments: u64,
+    /// Accepted after unwrapping one wrapper member.
+    pub wrapped_arguments: u64,
+    /// Accepted after decoding stringified flat properties.
+    pub stringified_property: u64,
+    /// Accepted after removing tool-call markup from string properties.
+    pub closing_markup: u64,
     /// Rejected: payload class.
     pub payload: u64,
+    /// Rejected: parameter class, any cause.
+    pub parameter: u64,
     /// Rejected: parameter class, undecodable arguments.
     pub undecodable_arguments: u64,
     /// Rejected: parameter class, absent or mistyped.
@@ -50,6 +66,8 @@ pub struct Summary {
     pub stringified_declined: u64,
     /// Rejected: parameter class, reasoning recovery declined.
     pub reasoning_declined: u64,
+    /// Rejected: parameter class, a string swallowed another parameter.
+    pub swallowed_parameter: u64,
     /// The declined shapes.
     pub shapes: ShapeCounter,
 }
@@ -69,20 +87,38 @@ impl Summary {
     /// Counts an outcome, and `shape`, the declined shape of a declined recovery.
     pub fn record(&mut self, outcome: &Outcome<Value>, shape: Option<String>) {
         match outcome {
-            Outcome::Accepted(accepted) => match accepted.recovery {
-                None => self.clean += 1,
-                Some(Recovery::Stringified) => self.stringified += 1,
-                Some(Recovery::ReasoningOpener) => self.reasoning_opener += 1,
-                Some(Recovery::ReasoningMember) => self.reasoning_member += 1,
-            },
+            Outcome::Accepted(accepted) => {
+                self.accepted += 1;
+                if accepted.recoveries.is_empty() && accepted.recovery.is_none() {
+                    self.clean += 1;
+                }
+                // Each kind that applied counts once for the call.
+                let mut kinds: Vec<RecoveryKind> = Vec::new();
+                for rule in &accepted.recoveries {
+                    if !kinds.contains(&rule.kind) {
+                        kinds.push(rule.kind);
+                    }
+                }
+                if kinds.is_empty() {
+                    kinds.extend(accepted.recovery.map(RecoveryKind::from));
+                }
+                for kind in kinds {
+                    if let Some(count) = self.kind_count(kind) {
+                        *count += 1;
+                    }
+                }
+            }
             Outcome::Rejected(rejected) => match rejected.error.cause() {
                 None => self.payload += 1,
                 Some(cause) => {
+                    self.parameter += 1;
                     match cause {
                         ParameterCause::UndecodableArguments => self.undecodable_arguments += 1,
                         ParameterCause::AbsentOrMistyped => self.absent_or_mistyped += 1,
                         ParameterCause::StringifiedDeclined => self.stringified_declined += 1,
                         ParameterCause::ReasoningDeclined => self.reasoning_declined += 1,
+                        ParameterCause::SwallowedParameter => self.swallowed_parameter += 1,
+                        _ => {}
                     }
                     if matches!(
                         cause,
@@ -95,6 +131,22 @@ impl Summary {
                 }
             },
         }
+    }
+
+    /// The counter of a recovery kind.
+    fn kind_count(&mut self, kind: RecoveryKind) -> Option<&mut u64> {
+        Some(match kind {
+            RecoveryKind::Stringified => &mut self.stringified,
+            RecoveryKind::ReasoningOpener => &mut self.reasoning_opener,
+            RecoveryKind::ReasoningMember => &mut self.reasoning_member,
+            RecoveryKind::TrailingClosers => &mut self.trailing_closers,
+            RecoveryKind::StringifiedArguments => &mut self.stringified_arguments,
+            RecoveryKind::FencedArguments => &mut self.fenced_arguments,
+            RecoveryKind::WrappedArguments => &mut self.wrapped_arguments,
+            RecoveryKind::StringifiedProperty => &mut self.stringified_property,
+            RecoveryKind::ClosingMarkup => &mut self.closing_markup,
+            _ => return None,
+        })
     }
 
     /// Calls read (lines that were not malformed).
@@ -113,12 +165,8 @@ impl Summary {
                 count as f64 / calls as f64
             },
         };
-        let accepted =
-            self.clean + self.stringified + self.reasoning_opener + self.reasoning_member;
-        let parameter = self.undecodable_arguments
-            + self.absent_or_mistyped
-            + self.stringified_declined
-            + self.reasoning_declined;
+        let accepted = self.accepted;
+        let parameter = self.parameter;
         Report {
             lines: self.lines,
             calls,
@@ -132,6 +180,12 @@ impl Summary {
                 stringified: share(self.stringified),
                 reasoning_opener: share(self.reasoning_opener),
                 reasoning_member: share(self.reasoning_member),
+                trailing_closers: share(self.trailing_closers),
+                stringified_arguments: share(self.stringified_arguments),
+                fenced_arguments: share(self.fenced_arguments),
+                wrapped_arguments: share(self.wrapped_arguments),
+                stringified_property: share(self.stringified_property),
+                closing_markup: share(self.closing_markup),
             },
             rejected: share(parameter + self.payload),
             class: Classes {
@@ -143,6 +197,7 @@ impl Summary {
                 absent_or_mistyped: share(self.absent_or_mistyped),
                 stringified_declined: share(self.stringified_declined),
                 reasoning_declined: share(self.reasoning_declined),
+                swallowed_parameter: share(self.swallowed_parameter),
             },
             declined_shapes: self
                 .shapes
@@ -233,6 +288,18 @@ pub struct Recoveries {
     pub reasoning_opener: Share,
     /// `reasoning_member`.
     pub reasoning_member: Share,
+    /// `trailing_closers`.
+    pub trailing_closers: Share,
+    /// `stringified_arguments`.
+    pub stringified_arguments: Share,
+    /// `fenced_arguments`.
+    pub fenced_arguments: Share,
+    /// `wrapped_arguments`.
+    pub wrapped_arguments: Share,
+    /// `stringified_property`.
+    pub stringified_property: Share,
+    /// `closing_markup`.
+    pub closing_markup: Share,
 }
 
 /// Rejections by class.
@@ -255,6 +322,8 @@ pub struct Causes {
     pub stringified_declined: Share,
     /// `reasoning_declined`.
     pub reasoning_declined: Share,
+    /// `swallowed_parameter`.
+    pub swallowed_parameter: Share,
 }
 
 /// A declined shape with its count and share of the calls.
@@ -278,7 +347,7 @@ impl Report {
     /// The report as a table for people.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let rows: [(&str, Option<Share>); 15] = [
+        let rows: [(&str, Option<Share>); 22] = [
             ("lines", None),
             ("calls", None),
             ("malformed lines", None),
@@ -287,6 +356,18 @@ impl Report {
             ("  stringified", Some(self.recovery.stringified)),
             ("  reasoning_opener", Some(self.recovery.reasoning_opener)),
             ("  reasoning_member", Some(self.recovery.reasoning_member)),
+            ("  trailing_closers", Some(self.recovery.trailing_closers)),
+            (
+                "  stringified_arguments",
+                Some(self.recovery.stringified_arguments),
+            ),
+            ("  fenced_arguments", Some(self.recovery.fenced_arguments)),
+            ("  wrapped_arguments", Some(self.recovery.wrapped_arguments)),
+            (
+                "  stringified_property",
+                Some(self.recovery.stringified_property),
+            ),
+            ("  closing_markup", Some(self.recovery.closing_markup)),
             ("rejected", Some(self.rejected)),
             ("  parameter", Some(self.class.parameter)),
             (
@@ -304,6 +385,10 @@ impl Report {
             (
                 "    reasoning_declined",
                 Some(self.cause.reasoning_declined),
+            ),
+            (
+                "    swallowed_parameter",
+                Some(self.cause.swallowed_parameter),
             ),
             ("  payload", Some(self.class.payload)),
         ];
@@ -433,6 +518,7 @@ pub fn handler(
 ///             response: response.clone(),
 ///             reasoning: String::new(),
 ///             recovery: None,
+///             recoveries: Vec::new(),
 ///             tool_result: json!({"success": true}),
 ///         }),
 ///         shape: None,
@@ -577,6 +663,7 @@ impl Progress {
 mod tests {
     use super::*;
     use serde_json::json;
+    use submit_core::Recovery;
     use submit_core::{Accepted, Rejected, SubmitError};
 
     fn accepted(recovery: Option<Recovery>) -> Outcome<Value> {
@@ -584,6 +671,7 @@ mod tests {
             response: json!({}),
             reasoning: String::new(),
             recovery,
+            recoveries: Vec::new(),
             tool_result: json!({"success": true}),
         })
     }

@@ -293,6 +293,7 @@ fn parse_of_readme_example_clean_call_is_accepted() {
             "response": {"summary": "disk full"},
             "reasoning": "The logs show the disk filled up at 03:12.",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
@@ -313,6 +314,8 @@ fn parse_prints_keys_in_the_documented_order() {
         "\"response\"",
         "\"reasoning\"",
         "\"recovery\"",
+        "\"recoveries\"",
+        "\"tool_result\"",
     ]
     .iter()
     .map(|key| out.stdout.find(key).unwrap())
@@ -329,6 +332,7 @@ fn parse_openai_chat_stringified_with_invoke_is_recovered() {
             "response": {"summary": "disk full"},
             "reasoning": "Checked.",
             "recovery": "stringified",
+            "recoveries": [{"kind": "stringified", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -343,6 +347,7 @@ fn parse_gemini_payload_in_reasoning_opener_is_recovered() {
             "response": {"summary": "disk full"},
             "reasoning": "Checked the logs.",
             "recovery": "reasoning_opener",
+            "recoveries": [{"kind": "reasoning_opener", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -357,6 +362,7 @@ fn parse_openai_responses_payload_as_reasoning_member_is_recovered() {
             "response": {"summary": "ok"},
             "reasoning": "Checked.",
             "recovery": "reasoning_member",
+            "recoveries": [{"kind": "reasoning_member", "parameters": ["result"]}],
             "tool_result": success()
         })
     );
@@ -420,6 +426,7 @@ fn parse_gemini_bare_function_call() {
             "response": {"summary": "s"},
             "reasoning": "r",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
@@ -939,6 +946,7 @@ fn triage_out_has_one_line_per_call() {
             "response": {"summary": "run 0 finished"},
             "reasoning": "all checks passed",
             "recovery": null,
+            "recoveries": [],
             "tool_result": success()
         })
     );
@@ -1073,4 +1081,121 @@ fn mcp_help_describes_the_server_in_every_build() {
         assert!(out.stdout.contains(text), "{text}: {}", out.stdout);
     }
     assert!(!out.stdout.contains("--provider"), "{}", out.stdout);
+}
+
+/// One `tool_use` line a call, for `triage`.
+fn claude_lines(inputs: &[Value]) -> String {
+    inputs
+        .iter()
+        .map(|input| format!("{}\n", tool_use(input.clone())))
+        .collect()
+}
+
+#[test]
+fn triage_on_a_mixed_file_reports_each_recovery_kind_and_cause() {
+    let object = r#"{"summary":"s"}"#;
+    let call = json!({"reasoning": "r", "result": {"summary": "s"}}).to_string();
+    let nested = claude_lines(&[
+        json!({"reasoning": "r", "result": {"summary": "s"}}),
+        json!({"reasoning": "r", "result": object}),
+        json!({"reasoning": format!("r</reasoning>\n<parameter name=\"result\">{object}")}),
+        json!({"reasoning": format!("r\", \"result\": {object}}}")}),
+        json!(call),
+        json!(format!("{call}}}")),
+        json!(format!("```json\n{call}\n```")),
+        json!({"arguments": {"reasoning": "r", "result": {"summary": "s"}}}),
+        json!("{\"reasoning\":"),
+        json!({"reasoning": "r"}),
+        json!({"reasoning": "r", "result": format!("{object} and more")}),
+        json!({"reasoning": "<parameter name=\"result\">oops"}),
+        json!({"reasoning": "r", "result": {"summary": 1}}),
+    ]);
+    let dir = scratch("triage-mixed");
+    let calls = dir.join("nested.jsonl");
+    std::fs::write(&calls, nested).unwrap();
+    let report = triage_json("claude", &calls, &[]);
+    assert_eq!(report["calls"], 13);
+    assert_eq!(report["clean"]["count"], 1);
+    assert_eq!(report["accepted"]["count"], 8);
+    for (kind, count) in [
+        ("stringified", 1),
+        ("reasoning_opener", 1),
+        ("reasoning_member", 1),
+        ("stringified_arguments", 3),
+        ("trailing_closers", 1),
+        ("fenced_arguments", 1),
+        ("wrapped_arguments", 1),
+        ("stringified_property", 0),
+        ("closing_markup", 0),
+    ] {
+        assert_eq!(report["recovery"][kind]["count"], count, "{kind}: {report}");
+    }
+    for (cause, count) in [
+        ("undecodable_arguments", 1),
+        ("absent_or_mistyped", 1),
+        ("stringified_declined", 1),
+        ("reasoning_declined", 1),
+        ("swallowed_parameter", 0),
+    ] {
+        assert_eq!(report["cause"][cause]["count"], count, "{cause}: {report}");
+    }
+    assert_eq!(report["class"]["payload"]["count"], 1);
+
+    let schema = dir.join("flat_schema.json");
+    let flat_schema = json!({"type": "object",
+        "properties": {"summary": {"type": "string"}, "count": {"type": "integer"}},
+        "required": ["summary"]});
+    std::fs::write(&schema, flat_schema.to_string()).unwrap();
+    let flat = claude_lines(&[
+        json!({"reasoning": "r", "summary": "s", "count": "3"}),
+        json!({"reasoning": "r", "summary": "s</parameter>\n</invoke>"}),
+        json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}),
+    ]);
+    let calls = dir.join("flat.jsonl");
+    std::fs::write(&calls, flat).unwrap();
+    let schema = schema.display().to_string();
+    let calls = calls.display().to_string();
+    let out = run(&[
+        "triage",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema,
+        "--flat",
+        "--json",
+        &calls,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["recovery"]["stringified_property"]["count"], 1);
+    assert_eq!(report["recovery"]["closing_markup"]["count"], 1);
+    assert_eq!(report["cause"]["swallowed_parameter"]["count"], 1);
+    let out = run(&[
+        "triage",
+        "--provider",
+        "claude",
+        "--schema",
+        &schema,
+        "--flat",
+        &calls,
+    ]);
+    for row in [
+        "  stringified_property",
+        "  closing_markup",
+        "    swallowed_parameter",
+    ] {
+        assert!(out.stdout.contains(row), "{row}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn parse_prints_recoveries() {
+    let call = json!({"reasoning": "r", "result": {"summary": "s"}}).to_string();
+    let outcome = parse_stdin("claude", &tool_use(json!(format!("{call}}}"))));
+    assert_eq!(
+        outcome["recoveries"],
+        json!([{"kind": "stringified_arguments", "parameters": []},
+               {"kind": "trailing_closers", "parameters": []}])
+    );
+    assert_eq!(outcome["recovery"], Value::Null);
 }

@@ -10,9 +10,10 @@ pub enum ErrorClass {
     Payload,
 }
 
-/// Which of the four parameter causes fired.
+/// Which of the parameter causes fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ParameterCause {
     /// The arguments were not one JSON object.
     UndecodableArguments,
@@ -25,6 +26,31 @@ pub enum ParameterCause {
     /// The payload was written inside the reasoning and could not be recovered from there.
     #[serde(rename = "reasoning_declined")]
     ReasoningDeclined,
+    /// A string parameter swallowed another parameter's `<parameter name="…">` block
+    /// (SUBMIT.md §10.3b).
+    SwallowedParameter,
+}
+
+impl ParameterCause {
+    /// The cause's name as it is serialized (`undecodable_arguments`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterCause::UndecodableArguments => "undecodable_arguments",
+            ParameterCause::AbsentOrMistyped => "absent_or_mistyped",
+            ParameterCause::StringifiedDeclined => "stringified_declined",
+            ParameterCause::ReasoningDeclined => "reasoning_declined",
+            ParameterCause::SwallowedParameter => "swallowed_parameter",
+        }
+    }
+
+    /// Every cause, in the order SUBMIT.md §7 lists them.
+    pub const ALL: [ParameterCause; 5] = [
+        ParameterCause::UndecodableArguments,
+        ParameterCause::AbsentOrMistyped,
+        ParameterCause::StringifiedDeclined,
+        ParameterCause::ReasoningDeclined,
+        ParameterCause::SwallowedParameter,
+    ];
 }
 
 /// A rejected submit's error. Match [`SubmitError::class`] and [`SubmitError::cause`], never

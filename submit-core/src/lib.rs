@@ -20,7 +20,7 @@ pub use metadata::{
     REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
-pub use outcome::{Accepted, Outcome, Recovery, Rejected};
+pub use outcome::{Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use tool::SubmitTool;

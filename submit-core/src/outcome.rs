@@ -8,7 +8,7 @@ use crate::error::SubmitError;
 /// The result of handling one submit call.
 ///
 /// Serializes as the command-line tool prints it: `{"accepted": true, "response", "reasoning",
-/// "recovery", "tool_result"}` or `{"accepted": false, "class", "cause", "trace_error",
+/// "recovery", "recoveries", "tool_result"}` or `{"accepted": false, "class", "cause", "trace_error",
 /// "tool_result"}`.
 #[derive(Clone, Debug)]
 pub enum Outcome<R> {
@@ -18,9 +18,10 @@ pub enum Outcome<R> {
     Rejected(Rejected),
 }
 
-/// Which recovery, if any, produced an accepted payload.
+/// Which recovery, if any, produced an accepted payload: where the payload came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Recovery {
     /// The payload arrived JSON-encoded into a string.
     Stringified,
@@ -42,6 +43,95 @@ impl Recovery {
     }
 }
 
+/// A rule of SUBMIT.md §5 or §10 that applied to an accepted submit (§10.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RecoveryKind {
+    /// §5 step 6: the payload arrived JSON-encoded into a string.
+    Stringified,
+    /// §5 step 5: the payload was written in reasoning after a `<parameter name="…">` opener.
+    ReasoningOpener,
+    /// §5 step 5: the payload was written in reasoning as a `"<payload>": {…}` JSON member.
+    ReasoningMember,
+    /// §10.1b: closing tokens followed the arguments object.
+    TrailingClosers,
+    /// §10.1c: the arguments were JSON-encoded twice (or `input`/`args` was a string).
+    StringifiedArguments,
+    /// §10.1d: the arguments (or a stringified payload) sat in a Markdown fence.
+    FencedArguments,
+    /// §10.1e: the arguments were wrapped in one extra member.
+    WrappedArguments,
+    /// §10.3a: flat properties of non-string type arrived as strings.
+    StringifiedProperty,
+    /// §10.3d: tool-call markup was left at the end of flat string properties.
+    ClosingMarkup,
+}
+
+impl RecoveryKind {
+    /// The kind's name as it is serialized (`trailing_closers`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecoveryKind::Stringified => "stringified",
+            RecoveryKind::ReasoningOpener => "reasoning_opener",
+            RecoveryKind::ReasoningMember => "reasoning_member",
+            RecoveryKind::TrailingClosers => "trailing_closers",
+            RecoveryKind::StringifiedArguments => "stringified_arguments",
+            RecoveryKind::FencedArguments => "fenced_arguments",
+            RecoveryKind::WrappedArguments => "wrapped_arguments",
+            RecoveryKind::StringifiedProperty => "stringified_property",
+            RecoveryKind::ClosingMarkup => "closing_markup",
+        }
+    }
+
+    /// Every kind, in the order §10.5 lists them.
+    pub const ALL: [RecoveryKind; 9] = [
+        RecoveryKind::Stringified,
+        RecoveryKind::ReasoningOpener,
+        RecoveryKind::ReasoningMember,
+        RecoveryKind::TrailingClosers,
+        RecoveryKind::StringifiedArguments,
+        RecoveryKind::FencedArguments,
+        RecoveryKind::WrappedArguments,
+        RecoveryKind::StringifiedProperty,
+        RecoveryKind::ClosingMarkup,
+    ];
+}
+
+impl From<Recovery> for RecoveryKind {
+    fn from(recovery: Recovery) -> Self {
+        match recovery {
+            Recovery::Stringified => RecoveryKind::Stringified,
+            Recovery::ReasoningOpener => RecoveryKind::ReasoningOpener,
+            Recovery::ReasoningMember => RecoveryKind::ReasoningMember,
+        }
+    }
+}
+
+/// One rule that applied, with the parameters it touched (none for the arguments-level kinds).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct AppliedRecovery {
+    /// Which rule.
+    pub kind: RecoveryKind,
+    /// The parameter names it touched, in schema order.
+    pub parameters: Vec<String>,
+}
+
+impl AppliedRecovery {
+    /// A rule that touched no parameter.
+    pub fn new(kind: RecoveryKind) -> Self {
+        AppliedRecovery {
+            kind,
+            parameters: Vec::new(),
+        }
+    }
+
+    /// A rule that touched `parameters`.
+    pub fn naming(kind: RecoveryKind, parameters: Vec<String>) -> Self {
+        AppliedRecovery { kind, parameters }
+    }
+}
+
 /// An accepted submit.
 #[derive(Clone, Debug)]
 pub struct Accepted<R> {
@@ -51,6 +141,9 @@ pub struct Accepted<R> {
     pub reasoning: String,
     /// The recovery that applied, if any.
     pub recovery: Option<Recovery>,
+    /// Every rule of SUBMIT.md §5 and §10 that applied, in the order applied (empty for a
+    /// clean call).
+    pub recoveries: Vec<AppliedRecovery>,
     /// `{"success": true, "message": <success message>}`.
     pub tool_result: Value,
 }
@@ -117,13 +210,14 @@ impl<R> Outcome<R> {
 
 impl<R: Serialize> Serialize for Outcome<R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(5))?;
+        let mut map = serializer.serialize_map(None)?;
         match self {
             Outcome::Accepted(accepted) => {
                 map.serialize_entry("accepted", &true)?;
                 map.serialize_entry("response", &accepted.response)?;
                 map.serialize_entry("reasoning", &accepted.reasoning)?;
                 map.serialize_entry("recovery", &accepted.recovery)?;
+                map.serialize_entry("recoveries", &accepted.recoveries)?;
                 map.serialize_entry("tool_result", &accepted.tool_result)?;
             }
             Outcome::Rejected(rejected) => {
@@ -165,12 +259,19 @@ mod tests {
             response: json!({"a": 1}),
             reasoning: "r".into(),
             recovery: Some(Recovery::ReasoningMember),
+            recoveries: vec![
+                AppliedRecovery::new(RecoveryKind::TrailingClosers),
+                AppliedRecovery::naming(RecoveryKind::ReasoningMember, vec!["analysis".into()]),
+            ],
             tool_result: json!({"success": true, "message": "ok"}),
         });
         assert_eq!(
             serde_json::to_value(&outcome).unwrap(),
             json!({"accepted": true, "response": {"a": 1}, "reasoning": "r",
-                   "recovery": "reasoning_member", "tool_result": {"success": true, "message": "ok"}})
+                   "recovery": "reasoning_member",
+                   "recoveries": [{"kind": "trailing_closers", "parameters": []},
+                                  {"kind": "reasoning_member", "parameters": ["analysis"]}],
+                   "tool_result": {"success": true, "message": "ok"}})
         );
     }
 

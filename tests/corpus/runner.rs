@@ -1,13 +1,18 @@
 // The corpus runner, shared by `tests/test_corpus.rs` (through the public API) and the parser's
 // unit tests in `submit-core` (through a tool built directly). The including module provides
-// `Sample`, `SubmitTool`, `Provider`, `Trace`, `CORPUS_DIR` and `build_tool`.
+// `Sample`, `SubmitTool`, `Provider`, `Trace`, `Options`, `CORPUS_DIR` and `build_tool`.
 //
 // Each file in the corpus is a JSON array of vectors:
-// `{name, options?, arguments | arguments_text | (call, providers), expected}`.
+// `{name, source?, options?, arguments | arguments_text | (call, providers), expected}`.
+// `source` (`{url, what}`, where a real report showed the mistake) is not read here.
+// `options` holds `payload`, `flat`, `omit_reasoning`, `strict`, `success`, `omit_fields` and
+// `schema`: a JSON Schema document, for a tool built from it (`SubmitTool::<Value>::
+// from_json_schema`) instead of the sample type.
 // `arguments` runs through all four providers (an object for Claude and Gemini, a JSON string
 // for OpenAI); `arguments_text` is OpenAI argument text as sent; `call` is a native call object
 // for the listed providers. `expected` holds `accepted` and, as needed, `response`,
-// `reasoning`, `recovery`, `tool_result`, `class`, `cause`, `error` (the exact message the
+// `reasoning`, `recovery`, `recoveries` (the array of `{kind, parameters}`; an accepted vector
+// without it must have none), `tool_result`, `class`, `cause`, `error` (the exact message the
 // model reads), `error_contains`, `trace` (the exact trace text), `trace_contains`,
 // `trace_lacks`.
 
@@ -73,7 +78,7 @@ fn corpus_differ(key: &str, got: &Value, want: &Value) -> Option<String> {
 }
 
 /// Compares one outcome (serialized as the command-line tool prints it) with `expected`.
-fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String> {
+fn corpus_check(outcome: &Value, expected: &Value, success: &str, payload: &str) -> Vec<String> {
     let mut wrong = Vec::new();
     wrong.extend(corpus_differ(
         "accepted",
@@ -90,6 +95,13 @@ fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String>
                 wrong.extend(corpus_differ(key, &outcome[key], want));
             }
         }
+        // Without `recoveries`, a vector expects only its `recovery`, naming the payload.
+        let implied = match expected.get("recovery") {
+            Some(Value::String(kind)) => json!([{"kind": kind, "parameters": [payload]}]),
+            _ => json!([]),
+        };
+        let want = expected.get("recoveries").unwrap_or(&implied);
+        wrong.extend(corpus_differ("recoveries", &outcome["recoveries"], want));
         let default_result = json!({"success": true, "message": success});
         let want = expected.get("tool_result").unwrap_or(&default_result);
         wrong.extend(corpus_differ("tool_result", &outcome["tool_result"], want));
@@ -154,6 +166,39 @@ fn corpus_check(outcome: &Value, expected: &Value, success: &str) -> Vec<String>
     wrong
 }
 
+/// A vector's tool: for the sample type, or built from the vector's JSON Schema.
+enum CorpusTool {
+    Typed(SubmitTool<Sample>),
+    Schema(SubmitTool<Value>),
+}
+
+/// The options a vector asks for (`payload` defaults to `analysis`).
+fn corpus_options(options: &Value) -> Options {
+    let flag = |key: &str| options[key].as_bool().unwrap_or(false);
+    let mut built = Options::new()
+        .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
+        .flat_payload(flag("flat"))
+        .omit_reasoning(flag("omit_reasoning"))
+        .strict(flag("strict"));
+    if let Some(success) = options["success"].as_str() {
+        built = built.success_message(success.to_owned());
+    }
+    if let Some(names) = options["omit_fields"].as_array() {
+        built = built.omit_payload_fields(names.iter().map(|n| n.as_str().unwrap().to_owned()));
+    }
+    built
+}
+
+fn corpus_tool(options: &Value) -> CorpusTool {
+    match options.get("schema") {
+        Some(schema) => CorpusTool::Schema(
+            SubmitTool::from_json_schema(schema.clone(), corpus_options(options))
+                .expect("the vector's schema builds"),
+        ),
+        None => CorpusTool::Typed(build_tool(corpus_options(options))),
+    }
+}
+
 /// Runs every vector of the corpus; returns how many ran, panics listing every mismatch.
 fn run_corpus() -> usize {
     let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
@@ -179,12 +224,20 @@ fn run_corpus() -> usize {
             let success = options["success"]
                 .as_str()
                 .unwrap_or("Result submitted successfully.");
-            let tool = build_tool(&options);
+            let tool = corpus_tool(&options);
             for (provider, call) in corpus_cases(vector) {
                 let mut trace = Trace::new();
-                let outcome = tool.handle_traced(provider, &call, &mut trace);
-                let outcome = serde_json::to_value(&outcome).unwrap();
-                let mut wrong = corpus_check(&outcome, &vector["expected"], success);
+                let outcome = match &tool {
+                    CorpusTool::Typed(tool) => {
+                        serde_json::to_value(tool.handle_traced(provider, &call, &mut trace))
+                    }
+                    CorpusTool::Schema(tool) => {
+                        serde_json::to_value(tool.handle_traced(provider, &call, &mut trace))
+                    }
+                }
+                .unwrap();
+                let payload = options["payload"].as_str().unwrap_or("analysis");
+                let mut wrong = corpus_check(&outcome, &vector["expected"], success, payload);
                 let records = trace.calls();
                 let rejected = outcome["accepted"] == json!(false);
                 if records.len() != usize::from(rejected)

@@ -1,7 +1,8 @@
 // Property tests of the parser, shared by `tests/test_properties.rs` (public API) and the
 // parser's unit tests in `submit-core`. The including module provides `value_tool()` (a
 // `SubmitTool<serde_json::Value>` whose payload parameter is `analysis` and which accepts any
-// object), `Metadata`, `Outcome`, `ParameterCause`, `Provider` and `Recovery`.
+// object), `Metadata`, `Options`, `Outcome`, `ParameterCause`, `Provider`, `Recovery`,
+// `RecoveryKind` and `SubmitTool`.
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -283,5 +284,236 @@ proptest! {
         };
         let arguments = json!({"reasoning": reasoning});
         assert_rejected(&arguments, ParameterCause::ReasoningDeclined)?;
+    }
+}
+
+/// The outcome of argument text in both OpenAI shapes, and of the same text as a string
+/// `input`/`args` (SUBMIT.md §10.1: read as argument text, recorded `stringified_arguments`).
+fn text_outcomes(tool: &SubmitTool<Value>, text: &str) -> Vec<(Provider, bool, Outcome<Value>)> {
+    vec![
+        (
+            Provider::OpenAiChat,
+            false,
+            tool.handle(
+                Provider::OpenAiChat,
+                &json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
+            ),
+        ),
+        (
+            Provider::OpenAiResponses,
+            false,
+            tool.handle(
+                Provider::OpenAiResponses,
+                &json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
+            ),
+        ),
+        (
+            Provider::Claude,
+            true,
+            tool.handle(
+                Provider::Claude,
+                &json!({"type": "tool_use", "id": "t", "name": "s", "input": text}),
+            ),
+        ),
+        (
+            Provider::Gemini,
+            true,
+            tool.handle(Provider::Gemini, &json!({"functionCall": {"name": "s", "args": text}})),
+        ),
+    ]
+}
+
+/// The kinds an accepted outcome recorded.
+fn kinds(outcome: &Outcome<Value>) -> Vec<RecoveryKind> {
+    outcome
+        .accepted()
+        .map(|accepted| accepted.recoveries.iter().map(|rule| rule.kind).collect())
+        .unwrap_or_default()
+}
+
+/// How a clean call's argument text is damaged by one §10.1 mistake.
+#[derive(Clone, Debug)]
+enum Damage {
+    Closers(String),
+    EncodedTwice(String),
+    Fenced(&'static str, &'static str),
+    Wrapped(&'static str),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        closing()
+            .prop_filter("closers that are not only whitespace", |tail| !trim_end_space(tail).is_empty())
+            .prop_map(Damage::Closers),
+        closing().prop_map(Damage::EncodedTwice),
+        (
+            prop::sample::select(vec!["", "json", "JSON", "json5", "c++", "x_y-z"]),
+            prop::sample::select(vec!["\n", "\r\n"])
+        )
+            .prop_map(|(tag, line)| Damage::Fenced(tag, line)),
+        prop::sample::select(vec!["arguments", "input", "params", "tool_input"]).prop_map(Damage::Wrapped),
+    ]
+}
+
+/// The damaged text and the kinds its recovery records after the string-input kind (if any).
+fn damaged(clean: &Value, damage: &Damage) -> (String, Vec<RecoveryKind>, bool) {
+    let text = clean.to_string();
+    match damage {
+        Damage::Closers(tail) => (format!("{text}{tail}"), vec![RecoveryKind::TrailingClosers], true),
+        Damage::EncodedTwice(tail) => {
+            let mut kinds = vec![RecoveryKind::StringifiedArguments];
+            if !trim_end_space(tail).is_empty() {
+                kinds.push(RecoveryKind::TrailingClosers);
+            }
+            (Value::from(format!("{text}{tail}")).to_string(), kinds, false)
+        }
+        Damage::Fenced(tag, line) => (
+            format!("```{tag}{line}{text}{line}```"),
+            vec![RecoveryKind::FencedArguments],
+            true,
+        ),
+        Damage::Wrapped(name) => (
+            json!({ *name: clean }).to_string(),
+            vec![RecoveryKind::WrappedArguments],
+            false,
+        ),
+    }
+}
+
+/// A flat tool: `text` (a required string), `n` (integer), `flag` (boolean), `list` (array).
+fn flat_tool() -> SubmitTool<Value> {
+    SubmitTool::from_json_schema(
+        json!({"type": "object",
+               "properties": {"text": {"type": "string"}, "n": {"type": "integer"},
+                              "flag": {"type": "boolean"}, "list": {"type": "array"}},
+               "required": ["text"]}),
+        Options::new().flat_payload(true),
+    )
+    .expect("the flat schema builds")
+}
+
+fn flat_payload() -> impl Strategy<Value = (String, i64, bool, Vec<Value>)> {
+    (prose(), any::<i64>(), any::<bool>(), prop::collection::vec(scalar(), 0..4))
+}
+
+proptest! {
+    #[test]
+    fn property_a_clean_call_damaged_by_an_arguments_mistake_recovers_to_the_same_response(
+        payload in payload(), reasoning in text(), damage in damage()
+    ) {
+        let clean = json!({"reasoning": reasoning, "analysis": payload});
+        let (text, expected, as_input) = damaged(&clean, &damage);
+        let tool = value_tool();
+        for (provider, string_input, outcome) in text_outcomes(&tool, &text) {
+            if string_input && !as_input {
+                continue;
+            }
+            let Outcome::Accepted(accepted) = &outcome else {
+                return Err(TestCaseError::fail(format!("{provider} rejected {text:?}: {:?}", outcome.error())));
+            };
+            prop_assert_eq!(&accepted.response, &payload, "{}", provider);
+            prop_assert_eq!(&accepted.reasoning, &reasoning, "{}", provider);
+            let mut want = Vec::new();
+            if string_input {
+                want.push(RecoveryKind::StringifiedArguments);
+            }
+            want.extend(expected.iter().copied());
+            prop_assert_eq!(kinds(&outcome), want, "{}", provider);
+        }
+    }
+
+    #[test]
+    fn property_any_other_damage_to_the_arguments_is_rejected(
+        payload in payload(), reasoning in text(), junk in not_closing(), how in 0..3usize
+    ) {
+        let clean = json!({"reasoning": reasoning, "analysis": payload}).to_string();
+        let text = match how {
+            0 => format!("{clean}{junk}"),
+            1 => Value::from(format!("{clean}{junk}")).to_string(),
+            _ => format!("```json\n{clean}\n```{junk}"),
+        };
+        let tool = value_tool();
+        for (provider, _, outcome) in text_outcomes(&tool, &text) {
+            if provider == Provider::Claude || provider == Provider::Gemini {
+                continue;
+            }
+            prop_assert_eq!(
+                outcome.error().and_then(|error| error.cause()),
+                Some(ParameterCause::UndecodableArguments),
+                "{} {:?}", provider, text
+            );
+        }
+    }
+
+    #[test]
+    fn property_a_member_written_twice_is_rejected(payload in payload(), reasoning in text(), top in any::<bool>()) {
+        let reasoning_text = Value::from(reasoning.clone()).to_string();
+        let payload_text = payload.to_string();
+        let text = match (top, payload.as_object().and_then(|members| members.iter().next())) {
+            (false, Some((name, value))) => {
+                let repeated = format!("{}:{value},", Value::from(name.clone()));
+                format!("{{\"reasoning\":{reasoning_text},\"analysis\":{{{repeated}{}}}", &payload_text[1..])
+            }
+            _ => format!("{{\"reasoning\":{reasoning_text},\"analysis\":{payload_text},\"reasoning\":{reasoning_text}}}"),
+        };
+        let tool = value_tool();
+        for (provider, _, outcome) in text_outcomes(&tool, &text) {
+            let error = outcome.error();
+            prop_assert_eq!(error.and_then(|e| e.cause()), Some(ParameterCause::UndecodableArguments), "{} {}", provider, text);
+            prop_assert!(error.is_some_and(|e| e.message().ends_with("appears twice; send each parameter once")));
+        }
+    }
+
+    #[test]
+    fn property_a_flat_call_damaged_by_a_property_mistake_recovers_to_the_same_response(
+        (text, n, flag, list) in flat_payload(), reasoning in prose(),
+        stringify in any::<[bool; 3]>(), space in "[ \t\r\n]{0,2}",
+        tail in prop::sample::select(vec!["", "</invoke>", "</parameter>\n</invoke>\n", "</text></invoke></function_calls>"]),
+    ) {
+        let clean = json!({"text": text, "n": n, "flag": flag, "list": list});
+        let mut arguments = json!({"reasoning": reasoning, "text": format!("{text}{tail}"), "n": n, "flag": flag, "list": list});
+        let mut expected = Vec::new();
+        let mut touched = Vec::new();
+        for (name, on) in ["n", "flag", "list"].into_iter().zip(stringify) {
+            if on {
+                arguments[name] = Value::from(format!("{space}{}{space}", clean[name]));
+                touched.push(name);
+            }
+        }
+        if !touched.is_empty() {
+            expected.push(RecoveryKind::StringifiedProperty);
+        }
+        if !tail.is_empty() {
+            expected.push(RecoveryKind::ClosingMarkup);
+        }
+        let tool = flat_tool();
+        for (provider, outcome) in Provider::ALL.into_iter().map(|provider| {
+            let text = arguments.to_string();
+            let call = match provider {
+                Provider::Claude => json!({"type": "tool_use", "id": "t", "name": "s", "input": arguments}),
+                Provider::Gemini => json!({"functionCall": {"name": "s", "args": arguments}}),
+                Provider::OpenAiChat => json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
+                Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
+            };
+            (provider, tool.handle(provider, &call))
+        }) {
+            let Outcome::Accepted(accepted) = &outcome else {
+                return Err(TestCaseError::fail(format!("{provider} rejected {arguments}: {:?}", outcome.error())));
+            };
+            prop_assert_eq!(&accepted.response, &clean, "{}", provider);
+            prop_assert_eq!(kinds(&outcome), expected.clone(), "{}", provider);
+        }
+    }
+
+    #[test]
+    fn property_a_flat_property_damaged_otherwise_is_rejected(
+        (text, n, flag, list) in flat_payload(), junk in "[a-z]{1,6}", which in 0..3usize
+    ) {
+        let mut arguments = json!({"reasoning": "r", "text": text, "n": n, "flag": flag, "list": list});
+        let name = ["n", "flag", "list"][which];
+        arguments[name] = Value::from(format!("{} {junk}", arguments[name]));
+        let tool = flat_tool();
+        let outcome = tool.handle(Provider::Claude, &json!({"type": "tool_use", "name": "s", "input": arguments}));
+        prop_assert!(outcome.error().is_some_and(|e| e.cause().is_none()), "{:?}", outcome.error());
     }
 }

@@ -11,6 +11,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::duplicates::Seen;
 use crate::error::{ParameterCause, SubmitError};
 
 /// A call's arguments, provider-neutral.
@@ -98,16 +99,43 @@ pub(crate) fn decode(arguments: Arguments<'_>) -> Result<Args<'_>, SubmitError> 
         Arguments::Missing | Arguments::Value(Value::Null) => Ok(Args::Empty),
         Arguments::Value(Value::Object(map)) => Ok(Args::Value(map)),
         Arguments::Value(other) => Err(not_an_object(JsonType::of(other))),
-        Arguments::Text(text) => decode_text(text),
+        Arguments::Text(text) => decode_text(text).map_err(Step1::into_error),
     }
 }
 
-fn decode_text(text: &str) -> Result<Args<'_>, SubmitError> {
+/// Why step 1 rejected argument text.
+#[derive(Debug)]
+pub(crate) enum Step1 {
+    /// The text is not one JSON object: the rules of SUBMIT.md §10.1 may still read it.
+    NotAnObject(SubmitError),
+    /// The text is one JSON object, but it names a member twice (§10.2).
+    Duplicate(SubmitError),
+}
+
+impl Step1 {
+    pub(crate) fn into_error(self) -> SubmitError {
+        match self {
+            Step1::NotAnObject(error) | Step1::Duplicate(error) => error,
+        }
+    }
+}
+
+/// Step 1 for argument text, telling a duplicate member apart from text that is no object.
+pub(crate) fn decode_text(text: &str) -> Result<Args<'_>, Step1> {
     if text.trim_start().starts_with('{') {
+        super::duplicates::clear();
         return serde_json::from_str::<RawObject<'_>>(text)
             .map(Args::Raw)
-            .map_err(|error| undecodable(&error.to_string()));
+            .map_err(|error| match super::duplicates::take() {
+                Some(name) => Step1::Duplicate(super::duplicates::rejection(&name)),
+                None => Step1::NotAnObject(undecodable(&error.to_string())),
+            });
     }
+    decode_other_text(text).map_err(Step1::NotAnObject)
+}
+
+/// Text that does not start with `{`: `null`, or a rejection naming what it is.
+fn decode_other_text(text: &str) -> Result<Args<'_>, SubmitError> {
     // Not an object: validate it (serde_json skips a value without recursion) so the model
     // hears what the decoder said about broken text, and the type of well-formed text.
     match serde_json::from_str::<IgnoredAny>(text) {
@@ -131,12 +159,30 @@ fn undecodable(what: &str) -> SubmitError {
 }
 
 impl<'a> Args<'a> {
-    /// The member named `name` (the last one when a name repeats, as `serde_json::Value`).
+    /// The member named `name`.
     pub(crate) fn get(&self, name: &str) -> Option<Param<'a>> {
         match self {
             Args::Empty => None,
             Args::Value(map) => map.get(name).map(Param::Value),
             Args::Raw(object) => object.get(name).map(Param::Raw),
+        }
+    }
+}
+
+impl<'a> Args<'a> {
+    /// Every member, in order.
+    pub(crate) fn members(&self) -> Vec<(Cow<'a, str>, Param<'a>)> {
+        match self {
+            Args::Empty => Vec::new(),
+            Args::Value(map) => map
+                .iter()
+                .map(|(name, value)| (Cow::Borrowed(name.as_str()), Param::Value(value)))
+                .collect(),
+            Args::Raw(object) => object
+                .members
+                .iter()
+                .map(|(name, raw)| (name.clone(), Param::Raw(raw)))
+                .collect(),
         }
     }
 }
@@ -167,7 +213,7 @@ pub(crate) struct RawObject<'a> {
 }
 
 impl<'a> RawObject<'a> {
-    /// The last member named `name`.
+    /// The member named `name` (a name appears once: the reader rejects a repeat).
     pub(crate) fn get(&self, name: &str) -> Option<&'a RawValue> {
         self.members
             .iter()
@@ -190,7 +236,11 @@ impl<'de> Deserialize<'de> for RawObject<'de> {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut members = Vec::new();
+                let mut seen = Seen::default();
                 while let Some(key) = map.next_key::<CowStr<'de>>()? {
+                    if !seen.insert(&key.0) {
+                        return Err(super::duplicates::stop(&key.0));
+                    }
                     members.push((key.0, map.next_value::<&'de RawValue>()?));
                 }
                 Ok(RawObject { members })
@@ -284,14 +334,27 @@ mod tests {
     #[test]
     fn text_object_is_read_member_by_member() {
         let args = decode(Arguments::Text(
-            r#" {"reasoning":"a\"b","result":{"x":[1,2]},"result":{"y":1}} "#,
+            r#" {"reasoning":"a\"b","result":{"x":[1,2],"x":1}} "#,
         ))
         .unwrap();
         assert_eq!(args.get("reasoning").unwrap().as_str().unwrap(), "a\"b");
         let Some(Param::Raw(raw)) = args.get("result") else {
             panic!("raw member expected")
         };
-        assert_eq!(raw.get(), r#"{"y":1}"#, "the last duplicate wins");
+        assert_eq!(
+            raw.get(),
+            r#"{"x":[1,2],"x":1}"#,
+            "deeper members are not checked"
+        );
+        let error = decode(Arguments::Text(r#"{"result":{},"re\u0073ult":{}}"#)).unwrap_err();
+        assert_eq!(
+            message(error),
+            (
+                Some(ParameterCause::UndecodableArguments),
+                "failed to parse tool arguments: \"result\" appears twice; send each parameter once"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

@@ -11,12 +11,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::value::MapAccessDeserializer;
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::arguments::{CowStr, RawObject};
 use super::closing::only_closing_tokens;
+use super::duplicates::{decode_map, Checked, Seen};
 use super::reasoning::{trim_start_space, REASONING};
 use crate::outcome::Recovery;
 
@@ -96,8 +96,12 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Call<'_, R> {
             reasoning: None,
             payload: None,
         };
-        // The last of repeated members wins, as in the steps.
+        // A repeated member gives up: the steps reject it (§10.2).
+        let mut seen = Seen::default();
         while let Some(key) = map.next_key::<CowStr<'de>>()? {
+            if !seen.insert(&key.0) {
+                return Err(serde::de::Error::custom(NOT_CLEAN));
+            }
             if key.0 == self.field {
                 read.payload = map.next_value_seed(Object(PhantomData))?;
                 if read.payload.is_none() {
@@ -133,10 +137,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Object<R> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Ok(Some((
-            R::deserialize(MapAccessDeserializer::new(map))?,
-            None,
-        )))
+        Ok(Some((decode_map(map)?, None)))
     }
 
     /// Step 6 on the string as it is read: its first value decodes into the response type,
@@ -146,9 +147,9 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for Object<R> {
         if !trim_start_space(text).starts_with('{') {
             return Err(E::custom(NOT_CLEAN));
         }
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<R>();
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Checked<R>>();
         match stream.next() {
-            Some(Ok(response))
+            Some(Ok(Checked(response)))
                 if text
                     .get(stream.byte_offset()..)
                     .is_some_and(only_closing_tokens) =>
@@ -228,7 +229,6 @@ mod tests {
         for text in [
             r#"{"reasoning":"<parameter name=\"analysis\">{}","x":[1]}"#,
             r#"{"reasoning":"<parameter name=\"analysis\">{}","x":[1],"analysis":null}"#,
-            r#"{"analysis":{"summary":"s"},"reasoning":"<parameter name=\"analysis\">{}","x":[1],"analysis":null}"#,
         ] {
             let OnePass::Members(members, reasoning) = decode::<Sample>(text, "analysis", false)
             else {
@@ -264,9 +264,18 @@ mod tests {
     }
 
     #[test]
-    fn last_repeated_member_wins() {
-        let text = r#"{"reasoning":"a","analysis":{"summary":"one"},"analysis":{"summary":"two"},"reasoning":"b"}"#;
+    fn a_repeated_member_is_left_to_the_steps() {
+        for text in [
+            r#"{"reasoning":"a","analysis":{"summary":"one"},"analysis":{"summary":"two"}}"#,
+            r#"{"reasoning":"a","analysis":{"summary":"s"},"reasoning":"b"}"#,
+            r#"{"reasoning":"a","analysis":{"summary":"one","summary":"two"}}"#,
+            r#"{"reasoning":"a","analysis":"{\"summary\":\"one\",\"summary\":\"two\"}"}"#,
+        ] {
+            let pass = decode::<Sample>(text, "analysis", false);
+            assert!(matches!(pass, OnePass::Steps), "{text}");
+        }
+        let text = r#"{"reasoning":"a","analysis":{"summary":"s","x":{"y":1,"y":2}}}"#;
         let decoded = accepted(decode::<Sample>(text, "analysis", false));
-        assert_eq!(decoded, Some((sample("two"), "b".into(), None)));
+        assert_eq!(decoded, Some((sample("s"), "a".into(), None)));
     }
 }

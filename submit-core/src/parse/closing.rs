@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::arguments::RawObject;
+use super::duplicates::Checked;
 use super::reasoning::trim_start_space;
 
 /// Whether `rest` holds closing tokens only: runs of `}`, `]`, space, tab, CR, LF and closing
@@ -52,13 +53,14 @@ pub(crate) fn leading_object(text: &str) -> Option<Range<usize>> {
 /// The JSON object that `text` starts with (after JSON whitespace) decoded into `R`, when what
 /// follows it is closing tokens only: [`leading_object`] and a decode of its range in one pass.
 /// `None` when the first value is not an object, does not decode into `R`, or is followed by
-/// anything else. Decoding is under serde_json's depth limit.
+/// anything else (a repeated member of the object included, §10.2). Decoding is under
+/// serde_json's depth limit.
 pub(crate) fn leading_decoded<R: DeserializeOwned>(text: &str) -> Option<R> {
     if !trim_start_space(text).starts_with('{') {
         return None;
     }
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<R>();
-    let response = stream.next()?.ok()?;
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Checked<R>>();
+    let Checked(response) = stream.next()?.ok()?;
     only_closing_tokens(text.get(stream.byte_offset()..)?).then_some(response)
 }
 

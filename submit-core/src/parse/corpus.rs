@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::testing::TestTool;
+use crate::options::Options;
 use crate::provider::Provider;
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
@@ -19,32 +20,10 @@ struct Sample {
     tags: Option<Vec<String>>,
 }
 
-fn build_tool(options: &serde_json::Value) -> SubmitTool<Sample> {
-    let flag = |key: &str| options[key].as_bool().unwrap_or(false);
-    let payload = options["payload"].as_str().unwrap_or("analysis");
-    let success = options["success"].as_str().map(str::to_owned);
-    let omitted: Vec<String> = options["omit_fields"]
-        .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(|n| n.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    TestTool::new(payload)
-        .options(|o| {
-            let o = o
-                .flat_payload(flag("flat"))
-                .omit_reasoning(flag("omit_reasoning"))
-                .strict(flag("strict"))
-                .omit_payload_fields(omitted);
-            match success {
-                Some(success) => o.success_message(success),
-                None => o,
-            }
-        })
-        .build()
+/// The sample tool with the vector's options (its properties as `TestTool::new` gives them).
+fn build_tool(options: Options) -> SubmitTool<Sample> {
+    let payload = options.payload_field_name.to_string();
+    TestTool::new(&payload).options(|_| options).build()
 }
 
 include!("../../../tests/corpus/runner.rs");

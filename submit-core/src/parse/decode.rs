@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::arguments::RawObject;
+use super::duplicates;
 use super::payload::Payload;
 use crate::error::SubmitError;
 use crate::tool::{Inner, Property};
@@ -27,19 +28,26 @@ pub(crate) fn decode<R: DeserializeOwned>(
         Some(validator) => validated(validator, payload),
         None => deserialize(payload),
     }
-    .map_err(SubmitError::payload)
 }
 
-fn deserialize<R: DeserializeOwned>(payload: Payload<'_>) -> Result<R, String> {
+/// The payload text decoded with its own members checked for a repeat (§10.2).
+fn checked<R: DeserializeOwned>(text: &str) -> Result<R, SubmitError> {
+    duplicates::decode_text(text).map_err(|error| match error {
+        Ok(duplicate) => duplicate,
+        Err(error) => SubmitError::payload(failed(&error)),
+    })
+}
+
+fn deserialize<R: DeserializeOwned>(payload: Payload<'_>) -> Result<R, SubmitError> {
     match payload {
         Payload::Value(value) => R::deserialize(value),
         Payload::Owned(value) => R::deserialize(value),
-        Payload::Text(text) => serde_json::from_str(&text),
+        Payload::Text(text) => return checked(&text),
         Payload::Members(members) => R::deserialize(MapDeserializer::<_, serde_json::Error>::new(
             members.into_iter(),
         )),
     }
-    .map_err(|error| failed(&error))
+    .map_err(|error| SubmitError::payload(failed(&error)))
 }
 
 /// `failed to decode payload: <serde error>`, without serde_json's ` at line L column C`.
@@ -57,13 +65,11 @@ fn failed(error: &serde_json::Error) -> String {
 fn validated<R: DeserializeOwned>(
     validator: &jsonschema::Validator,
     payload: Payload<'_>,
-) -> Result<R, String> {
+) -> Result<R, SubmitError> {
     let value: Cow<'_, Value> = match payload {
         Payload::Value(value) => Cow::Borrowed(value),
         Payload::Owned(value) => Cow::Owned(value),
-        Payload::Text(text) => {
-            Cow::Owned(serde_json::from_str(&text).map_err(|error| failed(&error))?)
-        }
+        Payload::Text(text) => Cow::Owned(checked::<Value>(&text)?),
         Payload::Members(members) => Cow::Owned(Value::Object(
             members
                 .into_iter()
@@ -72,16 +78,16 @@ fn validated<R: DeserializeOwned>(
         )),
     };
     if let Err(error) = validator.validate(&value) {
-        return Err(format!(
+        return Err(SubmitError::payload(format!(
             "failed to decode payload: at {:?}: {error}",
             error.instance_path().as_str()
-        ));
+        )));
     }
     match value {
         Cow::Borrowed(value) => R::deserialize(value),
         Cow::Owned(value) => R::deserialize(value),
     }
-    .map_err(|error| failed(&error))
+    .map_err(|error| SubmitError::payload(failed(&error)))
 }
 
 fn is_optional(properties: &[Property], name: &str) -> bool {
@@ -163,7 +169,7 @@ mod tests {
         let from_text = deserialize::<Sample>(Payload::Text(text.into())).unwrap_err();
         assert_eq!(from_value, from_text);
         assert_eq!(
-            from_value,
+            from_value.message(),
             "failed to decode payload: invalid type: integer `42`, expected a string"
         );
     }
@@ -179,7 +185,9 @@ mod tests {
     fn deep_payload_text_hits_the_recursion_limit_cleanly() {
         let text = format!("{{\"summary\":{}", "[".repeat(1 << 20));
         let error = deserialize::<Value>(Payload::Text(text.into())).unwrap_err();
-        assert!(error.starts_with("failed to decode payload: recursion limit exceeded"));
+        assert!(error
+            .message()
+            .starts_with("failed to decode payload: recursion limit exceeded"));
     }
 
     #[test]
@@ -188,10 +196,12 @@ mod tests {
             Property {
                 name: "summary".into(),
                 required: true,
+                types: None,
             },
             Property {
                 name: "note".into(),
                 required: false,
+                types: None,
             },
         ];
         let value = json!({"summary": null, "note": null});

@@ -10,11 +10,13 @@ pub(crate) mod call;
 mod clean;
 mod closing;
 mod decode;
+mod duplicates;
 mod echo;
 mod flat;
 mod payload;
 mod reasoning;
 mod recover;
+mod whole;
 
 #[cfg(test)]
 mod corpus;
@@ -32,15 +34,30 @@ use serde_json::{json, Value};
 
 pub use arguments::Arguments;
 
-use arguments::Args;
+use arguments::{Args, Step1};
 use clean::OnePass;
 use recover::Recovered;
 
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{Accepted, Outcome, Recovery, Rejected};
+use crate::outcome::{Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected};
 use crate::provider::{Call, CallShapeError, Provider};
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
+
+/// Why the steps rejected: at step 1 on argument text (the rules of §10.1 may still read
+/// it), or anywhere else.
+enum Failure {
+    Step1(SubmitError),
+    Other(SubmitError),
+}
+
+impl Failure {
+    fn into_error(self) -> SubmitError {
+        match self {
+            Failure::Step1(error) | Failure::Other(error) => error,
+        }
+    }
+}
 
 impl<R: DeserializeOwned> SubmitTool<R> {
     /// Handles a call in `provider`'s native shape (a `tool_use` block, a `functionCall` part,
@@ -127,21 +144,54 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         }
     }
 
-    /// §5 steps 1 to 8.
+    /// SUBMIT.md §10.1 around §5 steps 1 to 8: argument text that step 1 rejects is read by
+    /// the rules for the arguments as a whole, and the steps run again on what they found.
     fn parse(&self, arguments: Arguments<'_>) -> Result<Accepted<R>, SubmitError> {
+        let mut applied = Vec::new();
+        // `input`/`args` that arrived as a string is argument text (§10.1).
+        let (arguments, encoded) = match arguments {
+            Arguments::Value(Value::String(text)) => {
+                applied.push(AppliedRecovery::new(RecoveryKind::StringifiedArguments));
+                (Arguments::Text(text.as_str()), false)
+            }
+            other => (other, true),
+        };
+        match self.steps(arguments, &mut applied) {
+            Ok(accepted) => Ok(accepted),
+            Err(Failure::Other(error)) => Err(error),
+            Err(Failure::Step1(error)) => {
+                let Arguments::Text(text) = arguments else {
+                    return Err(error);
+                };
+                let Some(found) = whole::recover(text, encoded) else {
+                    return Err(error);
+                };
+                applied.extend(found.kinds.into_iter().map(AppliedRecovery::new));
+                self.steps(Arguments::Text(&found.object), &mut applied)
+                    .map_err(Failure::into_error)
+            }
+        }
+    }
+
+    /// §5 steps 1 to 8, with §10.1e after step 1 and §10.3 inside step 3.
+    fn steps(
+        &self,
+        arguments: Arguments<'_>,
+        applied: &mut Vec<AppliedRecovery>,
+    ) -> Result<Accepted<R>, Failure> {
         let options = &self.inner.options;
+        let field = &options.payload_field_name;
         // The common cases, a clean call or a stringified payload in argument text, decode in
         // one pass; anything else, every rejection included, is decided by the steps.
         let mut read = None;
         if let Arguments::Text(text) = arguments {
             if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
-                let field = &options.payload_field_name;
                 match clean::decode(text, field, options.omit_reasoning) {
                     OnePass::Accepted(response, reasoning, recovery) => {
                         if let Some(recovery) = recovery {
-                            self.log_recovery(recovery);
+                            applied.push(self.named(recovery));
                         }
-                        return Ok(self.accept(response, reasoning, recovery));
+                        return Ok(self.accept(response, reasoning, recovery, applied));
                     }
                     OnePass::Members(members, reasoning) => {
                         read = Some((Args::Raw(members), reasoning));
@@ -151,38 +201,86 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             }
         }
         // 1. Decode the arguments (done already when the one pass handed over its members).
-        let (args, read_reasoning) = match read {
+        let (mut args, mut read_reasoning) = match read {
             Some(read) => read,
-            None => (arguments::decode(arguments)?, None),
+            None => (Self::decode_arguments(arguments)?, None),
         };
+        // §10.1e: one wrapper member (only where no other §10.1 rule applied; a reasoning the
+        // one pass read is a member, so the object holds a parameter).
+        if applied.is_empty() && read_reasoning.is_none() {
+            let parameters = whole::Parameters {
+                reasoning: !options.omit_reasoning,
+                payload: Some(field),
+                properties: &self.inner.properties,
+                flat: options.flat_payload,
+            };
+            if let Some(inner) = whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
+                args = inner;
+                read_reasoning = None;
+                applied.push(AppliedRecovery::new(RecoveryKind::WrappedArguments));
+            }
+        }
+        self.after_step_1(&args, read_reasoning, applied)
+            .map_err(Failure::Other)
+    }
+
+    /// Step 1 proper: text that is no object may still be read by §10.1; anything else that
+    /// fails here is final.
+    fn decode_arguments(arguments: Arguments<'_>) -> Result<Args<'_>, Failure> {
+        match arguments {
+            Arguments::Text(text) => arguments::decode_text(text).map_err(|step1| match step1 {
+                Step1::NotAnObject(error) => Failure::Step1(error),
+                Step1::Duplicate(error) => Failure::Other(error),
+            }),
+            other => arguments::decode(other).map_err(Failure::Other),
+        }
+    }
+
+    /// Steps 2 to 8.
+    fn after_step_1<'a>(
+        &self,
+        args: &Args<'a>,
+        read_reasoning: Option<Cow<'a, str>>,
+        applied: &mut Vec<AppliedRecovery>,
+    ) -> Result<Accepted<R>, SubmitError> {
+        let options = &self.inner.options;
         // 2. Reasoning (already read when the one pass found it a string).
         let reasoning = match read_reasoning {
             Some(reasoning) => reasoning,
-            None => reasoning::read(&args, options.omit_reasoning)?,
+            None => reasoning::read(args, options.omit_reasoning)?,
         };
         let field = &options.payload_field_name;
         let found = if options.flat_payload {
             // 3. Flat payload.
-            Recovered::Located(flat::build(&args, &self.inner.properties)?)
+            let flat = flat::Flat {
+                properties: &self.inner.properties,
+                omit_reasoning: options.omit_reasoning,
+                omitted: &options.omit_payload_fields,
+                closed: self.inner.closed,
+            };
+            Recovered::Located(flat::build(args, &reasoning, &flat, applied)?)
         } else if !options.strict && self.inner.validator.is_none() {
             // 4 to 6, and 7 for a payload recovered from reasoning: it is decoded as its end
             // is found.
-            payload::locate_decoded(&args, field, &reasoning)?
+            payload::locate_decoded(args, field, &reasoning)?
         } else {
             // 4. Nested payload; 5. recovery from reasoning; 6. stringified payload.
-            Recovered::Located(payload::locate(&args, field, &reasoning)?)
+            Recovered::Located(payload::locate(args, field, &reasoning)?)
         };
         let (response, replacement, recovery) = match found {
             Recovered::Located(located) => {
                 if let Some(recovery) = located.recovery {
-                    self.log_recovery(recovery);
+                    applied.push(self.named(recovery));
+                }
+                if let Some(also) = located.also {
+                    applied.push(AppliedRecovery::new(also));
                 }
                 // 7. Decode.
                 let response = decode::decode(&self.inner, located.payload)?;
                 (response, located.reasoning, located.recovery)
             }
             Recovered::Decoded(response, recovered, recovery) => {
-                self.log_recovery(recovery);
+                applied.push(self.named(recovery));
                 (response, Some(Cow::Borrowed(recovered)), Some(recovery))
             }
         };
@@ -203,12 +301,30 @@ impl<R: DeserializeOwned> SubmitTool<R> {
                 argument.get(..len).unwrap_or_default().to_owned()
             }
         };
-        Ok(self.accept(response, reasoning, recovery))
+        Ok(self.accept(response, reasoning, recovery, applied))
     }
 
-    /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text.
-    fn accept(&self, response: R, reasoning: String, recovery: Option<Recovery>) -> Accepted<R> {
+    /// A §5 recovery as §10.5 records it: naming the payload parameter.
+    fn named(&self, recovery: Recovery) -> AppliedRecovery {
+        AppliedRecovery::naming(
+            recovery.into(),
+            vec![self.inner.options.payload_field_name.to_string()],
+        )
+    }
+
+    /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text,
+    /// and one event for each rule that applied, naming its kind.
+    fn accept(
+        &self,
+        response: R,
+        reasoning: String,
+        recovery: Option<Recovery>,
+        applied: &mut Vec<AppliedRecovery>,
+    ) -> Accepted<R> {
         let options = &self.inner.options;
+        for rule in applied.iter() {
+            self.log_recovery(rule);
+        }
         tracing::info!(
             tool = %options.tool_name,
             reasoning_bytes = reasoning.len(),
@@ -218,21 +334,31 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             response,
             reasoning,
             recovery,
+            recoveries: std::mem::take(applied),
             tool_result: json!({"success": true, "message": options.success_message}),
         }
     }
 
-    fn log_recovery(&self, recovery: Recovery) {
-        let how = match recovery {
-            Recovery::Stringified => "from a JSON-encoded string",
-            Recovery::ReasoningOpener => "nested in reasoning after a parameter opener",
-            Recovery::ReasoningMember => "nested in reasoning as a JSON member",
+    fn log_recovery(&self, rule: &AppliedRecovery) {
+        let how = match rule.kind {
+            RecoveryKind::Stringified => "the payload from a JSON-encoded string",
+            RecoveryKind::ReasoningOpener => {
+                "the payload nested in reasoning after a parameter opener"
+            }
+            RecoveryKind::ReasoningMember => "the payload nested in reasoning as a JSON member",
+            RecoveryKind::TrailingClosers => "arguments followed by closing tokens",
+            RecoveryKind::StringifiedArguments => "arguments JSON-encoded into a string",
+            RecoveryKind::FencedArguments => "JSON inside a Markdown fence",
+            RecoveryKind::WrappedArguments => "arguments wrapped in one extra member",
+            RecoveryKind::StringifiedProperty => "properties JSON-encoded into strings",
+            RecoveryKind::ClosingMarkup => "tool-call markup at the end of string properties",
         };
         tracing::warn!(
             tool = %self.inner.options.tool_name,
             field = %self.inner.options.payload_field_name,
-            recovery = recovery.as_str(),
-            "recovered submit payload {how}"
+            recovery = rule.kind.as_str(),
+            parameters = ?rule.parameters,
+            "recovered submit payload: {how}"
         );
     }
 

@@ -10,7 +10,7 @@ use super::closing::leading_object;
 use super::echo::echo;
 use super::recover::{self, Arrival, Recovered};
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::Recovery;
+use crate::outcome::{Recovery, RecoveryKind};
 
 /// Where the payload object was found, ready for step 7.
 #[derive(Debug)]
@@ -41,6 +41,8 @@ pub(crate) struct Located<'a> {
     pub(crate) payload: Payload<'a>,
     pub(crate) reasoning: Option<Cow<'a, str>>,
     pub(crate) recovery: Option<Recovery>,
+    /// A rule applied after the recovery (§10.1d inside step 6: the string held a fence).
+    pub(crate) also: Option<RecoveryKind>,
 }
 
 impl<'a> Located<'a> {
@@ -49,6 +51,7 @@ impl<'a> Located<'a> {
             payload,
             reasoning: None,
             recovery: None,
+            also: None,
         }
     }
 }
@@ -106,11 +109,26 @@ pub(crate) fn not_an_object(field: &str, got: Option<JsonType>) -> String {
 /// Step 6: the first JSON value of the string must be an object followed by closing tokens.
 fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitError> {
     let text = param.as_str().unwrap_or_default();
-    match leading_object(&text) {
+    let (range, also) = match leading_object(&text) {
+        Some(range) => (Some(range), None),
+        // §10.1d: the string holds the object in a Markdown fence.
+        None => match super::whole::fenced_object(&text) {
+            Some(inner) => {
+                let start = (inner.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                (
+                    Some(start..start + inner.len()),
+                    Some(RecoveryKind::FencedArguments),
+                )
+            }
+            None => (None, None),
+        },
+    };
+    match range {
         Some(range) => Ok(Located {
             payload: Payload::Text(slice(text, range)),
             reasoning: None,
             recovery: Some(Recovery::Stringified),
+            also,
         }),
         None => Err(SubmitError::Parameter {
             cause: ParameterCause::StringifiedDeclined,

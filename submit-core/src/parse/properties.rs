@@ -4,7 +4,8 @@
 use super::testing::TestTool;
 use crate::error::ParameterCause;
 use crate::metadata::Metadata;
-use crate::outcome::{Outcome, Recovery};
+use crate::options::Options;
+use crate::outcome::{Outcome, Recovery, RecoveryKind};
 use crate::provider::Provider;
 use crate::tool::SubmitTool;
 

@@ -96,6 +96,7 @@ impl<'a> MarkedObject<'a> {
                 payload: Payload::Text(Cow::Borrowed(payload)),
                 reasoning: Some(Cow::Borrowed(self.reasoning)),
                 recovery: Some(self.recovery),
+                also: None,
             })
             .ok_or_else(|| declined(field, arrival, self.mark))
     }
@@ -170,6 +171,7 @@ fn whole_object<'a>(field: &str, reasoning: &'a str) -> Option<Located<'a>> {
         payload: Payload::Text(Cow::Borrowed(payload.get())),
         reasoning: Some(inner_reasoning),
         recovery: Some(Recovery::ReasoningMember),
+        also: None,
     })
 }
 

@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::options::Options;
-use crate::tool::{Inner, Property, SubmitTool};
+use crate::tool::{Inner, Property, SubmitTool, Types};
 
 /// What a test tool looks like.
 #[derive(Clone, Debug)]
@@ -21,9 +21,9 @@ impl TestTool {
         TestTool {
             options: Options::new().payload_field_name(payload.to_owned()),
             properties: vec![
-                property("summary", true),
-                property("blocked", false),
-                property("tags", false),
+                typed("summary", true, Types::STRING),
+                typed("blocked", false, Types::BOOLEAN.with(Types::NULL)),
+                typed("tags", false, Types::ARRAY.with(Types::NULL)),
             ],
             schema: None,
         }
@@ -54,10 +54,15 @@ impl TestTool {
             .schema
             .as_ref()
             .map(|schema| jsonschema::validator_for(schema).expect("valid test schema"));
+        let closed = self
+            .schema
+            .as_ref()
+            .is_some_and(|schema| schema["additionalProperties"] == Value::Bool(false));
         SubmitTool::from_inner(Inner {
             options: self.options,
             payload_schema: self.schema.unwrap_or(Value::Null),
             properties: self.properties,
+            closed,
             definitions: [Value::Null, Value::Null, Value::Null, Value::Null],
             validator,
         })
@@ -68,5 +73,15 @@ fn property(name: &str, required: bool) -> Property {
     Property {
         name: name.to_owned(),
         required,
+        types: None,
+    }
+}
+
+/// A property whose schema admits exactly `types` (the sample's `Option<bool>` is
+/// `["boolean", "null"]`, its `Option<Vec<String>>` `["array", "null"]`).
+fn typed(name: &str, required: bool, types: Types) -> Property {
+    Property {
+        types: Some(types),
+        ..property(name, required)
     }
 }

@@ -275,10 +275,21 @@ fn flat_payload_is_read_from_top_level_properties() {
             "summary parameter is required"
         );
     }
-    // No string coercion under flat.
+    // A string is decoded only where the property's type admits no string (SUBMIT.md §10.3a).
     for outcome in all(
         &tool,
         &json!({"reasoning": "r", "summary": "s", "blocked": "true"}),
+    ) {
+        let accepted = outcome.into_result().unwrap();
+        assert_eq!(accepted.response.blocked, Some(true));
+        assert_eq!(
+            accepted.recoveries[0].kind,
+            crate::outcome::RecoveryKind::StringifiedProperty
+        );
+    }
+    for outcome in all(
+        &tool,
+        &json!({"reasoning": "r", "summary": "s", "blocked": "yes"}),
     ) {
         assert_eq!(outcome.error().unwrap().class(), ErrorClass::Payload);
     }

@@ -1,0 +1,267 @@
+//! SUBMIT.md §10.1: the arguments as a whole, read where step 1 (rules a–d) or a later step
+//! (rule e) would otherwise reject.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::arguments::{Args, RawObject, Step1};
+use super::closing::leading_object;
+use super::reasoning::{trim_space, REASONING};
+use crate::error::SubmitError;
+use crate::outcome::RecoveryKind;
+
+/// The arguments object that rules (a)–(d) found in text step 1 rejected, and the kinds they
+/// record, in order.
+pub(crate) struct Found<'a> {
+    pub(crate) object: Cow<'a, str>,
+    pub(crate) kinds: Vec<RecoveryKind>,
+}
+
+/// Rules (a)–(d) on argument text step 1 rejected; `None` when none reads it. `encoded` allows
+/// rule (c): it is off for text that was itself a string's content (one level only).
+pub(crate) fn recover(text: &str, encoded: bool) -> Option<Found<'_>> {
+    let trimmed = trim_space(text);
+    // (a) Empty: read as `{}`, like `null`.
+    if trimmed.is_empty() {
+        return Some(Found {
+            object: Cow::Borrowed("{}"),
+            kinds: Vec::new(),
+        });
+    }
+    match trimmed.as_bytes().first() {
+        // (b) Closers after the object.
+        Some(b'{') => object_then_closers(text, RecoveryKind::TrailingClosers, true),
+        // (c) Arguments encoded twice.
+        Some(b'"') if encoded => {
+            let content = serde_json::from_str::<String>(text).ok()?;
+            let found = object_then_closers(&content, RecoveryKind::StringifiedArguments, false)?;
+            Some(Found {
+                object: Cow::Owned(found.object.into_owned()),
+                kinds: found.kinds,
+            })
+        }
+        // (d) A Markdown fence.
+        Some(b'`') => {
+            let inner = fenced(trimmed)?;
+            object_then_closers(inner, RecoveryKind::FencedArguments, false)
+        }
+        _ => None,
+    }
+}
+
+/// The object `text` starts with, followed by closing tokens only. `kind` is recorded; when
+/// `kind` is not itself (b) and closers other than whitespace follow, (b) is recorded after it.
+/// `closers_required`: (b) on its own applies only where something follows the object.
+fn object_then_closers(
+    text: &str,
+    kind: RecoveryKind,
+    closers_required: bool,
+) -> Option<Found<'_>> {
+    let range = leading_object(text)?;
+    let rest = text.get(range.end..)?;
+    let closers = !trim_space(rest).is_empty();
+    if closers_required && !closers {
+        return None;
+    }
+    let mut kinds = vec![kind];
+    if closers && kind != RecoveryKind::TrailingClosers {
+        kinds.push(RecoveryKind::TrailingClosers);
+    }
+    Some(Found {
+        object: Cow::Borrowed(text.get(range)?),
+        kinds,
+    })
+}
+
+/// The text between a Markdown fence's opening line (three backticks and an optional language
+/// tag of `[A-Za-z0-9_+-]`) and its closing line of three backticks; `text` is trimmed.
+pub(crate) fn fenced(text: &str) -> Option<&str> {
+    let body = text.strip_prefix("```")?;
+    let tag = body
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
+        .count();
+    let body = body.get(tag..)?;
+    let body = body
+        .strip_prefix("\r\n")
+        .or_else(|| body.strip_prefix('\n'))?;
+    let body = body.strip_suffix("```")?;
+    body.strip_suffix("\r\n")
+        .or_else(|| body.strip_suffix('\n'))
+        .or_else(|| body.is_empty().then_some(body))
+}
+
+/// A fenced stringified payload (§10.1d inside step 6): the object between the fence lines,
+/// followed by closing tokens only.
+pub(crate) fn fenced_object(text: &str) -> Option<&str> {
+    let inner = fenced(trim_space(text))?;
+    let range = leading_object(inner)?;
+    inner.get(range)
+}
+
+/// What rule (e) needs of the tool: the advertised parameters and which of them are required.
+pub(crate) struct Parameters<'t> {
+    pub(crate) reasoning: bool,
+    /// The payload parameter (nested), or `None` under `flat`.
+    pub(crate) payload: Option<&'t str>,
+    /// Under `flat`: each property and whether it is required.
+    pub(crate) properties: &'t [crate::tool::Property],
+    pub(crate) flat: bool,
+}
+
+impl Parameters<'_> {
+    /// Whether `name` is an advertised parameter.
+    pub(crate) fn is_parameter(&self, name: &str) -> bool {
+        (self.reasoning && name == REASONING)
+            || match self.payload {
+                Some(payload) if !self.flat => name == payload,
+                _ => self.properties.iter().any(|property| property.name == name),
+            }
+    }
+
+    /// The required parameters.
+    fn required(&self) -> impl Iterator<Item = &str> {
+        let reasoning = self.reasoning.then_some(REASONING);
+        let payload = if self.flat { None } else { self.payload };
+        let properties = self
+            .properties
+            .iter()
+            .filter(|property| self.flat && property.required)
+            .map(|property| property.name.as_str());
+        reasoning.into_iter().chain(payload).chain(properties)
+    }
+
+    fn holds_exactly_parameters<'k>(&self, names: impl Iterator<Item = &'k str> + Clone) -> bool {
+        names.clone().all(|name| self.is_parameter(name))
+            && self
+                .required()
+                .all(|required| names.clone().any(|name| name == required))
+    }
+}
+
+/// Rule (e): one member that is no parameter, holding every required parameter and nothing
+/// else. `Ok(None)` when the rule does not apply.
+pub(crate) fn unwrap<'a>(
+    args: &Args<'a>,
+    parameters: &Parameters<'_>,
+) -> Result<Option<Args<'a>>, SubmitError> {
+    match args {
+        Args::Value(map) if map.len() == 1 => {
+            let Some((name, Value::Object(inner))) = map.iter().next() else {
+                return Ok(None);
+            };
+            let fits = !parameters.is_parameter(name)
+                && parameters.holds_exactly_parameters(inner.keys().map(String::as_str));
+            Ok(fits.then_some(Args::Value(inner)))
+        }
+        Args::Raw(object) if object.members.len() == 1 => {
+            let Some((name, raw)) = object.members.first() else {
+                return Ok(None);
+            };
+            if parameters.is_parameter(name) || !raw.get().starts_with('{') {
+                return Ok(None);
+            }
+            let inner = raw_members(raw)?;
+            let fits = parameters
+                .holds_exactly_parameters(inner.members.iter().map(|(name, _)| name.as_ref()));
+            Ok(fits.then_some(Args::Raw(inner)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The members of a raw object, checked for duplicates.
+fn raw_members<'a>(raw: &'a RawValue) -> Result<RawObject<'a>, SubmitError> {
+    match super::arguments::decode_text(raw.get()) {
+        Ok(Args::Raw(object)) => Ok(object),
+        Ok(_) => Ok(RawObject::default()),
+        Err(step1) => Err(Step1::into_error(step1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Option<(String, Vec<RecoveryKind>)> {
+        recover(text, true).map(|found| (found.object.into_owned(), found.kinds))
+    }
+
+    #[test]
+    fn empty_text_reads_as_an_empty_object() {
+        for text in ["", " ", "\n\t\r "] {
+            assert_eq!(found(text), Some(("{}".into(), vec![])));
+        }
+    }
+
+    #[test]
+    fn closers_after_the_object_are_dropped() {
+        assert_eq!(
+            found("{\"a\":1}}"),
+            Some(("{\"a\":1}".into(), vec![RecoveryKind::TrailingClosers]))
+        );
+        assert_eq!(
+            found(" {\"a\":1}\n</invoke>"),
+            Some(("{\"a\":1}".into(), vec![RecoveryKind::TrailingClosers]))
+        );
+        for text in [
+            "{\"a\":1}{\"a\":1}",
+            "{\"a\":1} ok",
+            "{\"a\":",
+            "{'a': 1}",
+            "{\"a\":1}",
+        ] {
+            assert_eq!(found(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn arguments_encoded_twice_are_read_once() {
+        assert_eq!(
+            found(r#""{\"a\":1}""#),
+            Some(("{\"a\":1}".into(), vec![RecoveryKind::StringifiedArguments]))
+        );
+        assert_eq!(
+            found(r#""{\"a\":1}}""#),
+            Some((
+                "{\"a\":1}".into(),
+                vec![
+                    RecoveryKind::StringifiedArguments,
+                    RecoveryKind::TrailingClosers
+                ]
+            ))
+        );
+        for text in [r#""\"{\\\"a\\\":1}\"""#, r#""[1]""#, r#""null""#, r#""x""#] {
+            assert_eq!(found(text), None, "{text:?}");
+        }
+        assert!(recover(r#""{\"a\":1}""#, false).is_none());
+    }
+
+    #[test]
+    fn a_markdown_fence_is_opened() {
+        for text in [
+            "```json\n{\"a\":1}\n```",
+            "\n```\n {\"a\":1} \n```\n",
+            "```JSON5\r\n{\"a\":1}\r\n```",
+        ] {
+            assert_eq!(
+                found(text),
+                Some(("{\"a\":1}".into(), vec![RecoveryKind::FencedArguments])),
+                "{text:?}"
+            );
+        }
+        for text in [
+            "```json {\"a\":1}\n```",
+            "```json\n{\"a\":1}```",
+            "```json\n{\"a\":1}\n``` done",
+            "```js on\n{\"a\":1}\n```",
+            "```json\n{\"a\":1}\n{\"a\":2}\n```",
+            "``json\n{\"a\":1}\n``",
+            "```json\n[1]\n```",
+        ] {
+            assert_eq!(found(text), None, "{text:?}");
+        }
+    }
+}
