@@ -544,70 +544,52 @@ fn shell(command: &str) -> tokio::process::Command {
 /// or objects with a `details` string and optionally `identifier`, `name`, `details_url` and
 /// `kind` (`review`, the default, or `ciCheck`).
 pub fn parse_findings(stdout: &[u8]) -> Result<Vec<Finding>, String> {
-    let value: Value = serde_json::from_slice(stdout).map_err(|error| error.to_string())?;
-    let Value::Array(items) = value else {
-        return Err(format!("expected an array, got {}", type_name(&value)));
-    };
+    let items: Vec<Value> = serde_json::from_slice(stdout).map_err(|error| error.to_string())?;
     items
         .into_iter()
         .enumerate()
-        .map(|(index, item)| finding(item).map_err(|why| format!("finding {index}: {why}")))
+        .map(|(index, item)| {
+            let finding = match item {
+                Value::String(details) => Ok(Finding::review(VALIDATE_IDENTIFIER, details)),
+                item => serde_json::from_value::<Reported>(item).map(Finding::from),
+            };
+            finding.map_err(|why| format!("finding {index}: {why}"))
+        })
         .collect()
 }
 
-/// One finding of a validator's output.
-fn finding(item: Value) -> Result<Finding, String> {
-    let mut object = match item {
-        Value::String(details) => return Ok(Finding::review(VALIDATE_IDENTIFIER, details)),
-        Value::Object(object) => object,
-        other => {
-            return Err(format!(
-                "expected a string or an object, got {}",
-                type_name(&other)
-            ))
-        }
-    };
-    let mut text = |key: &str| -> Result<Option<String>, String> {
-        match object.remove(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            Some(other) => Err(format!(
-                "`{key}` must be a string, got {}",
-                type_name(&other)
-            )),
-        }
-    };
-    let details = text("details")?.ok_or("an object needs a `details` string")?;
-    let identifier = text("identifier")?.unwrap_or_else(|| VALIDATE_IDENTIFIER.to_owned());
-    let name = text("name")?;
-    let details_url = text("details_url")?.unwrap_or_default();
-    let kind = match text("kind")?.as_deref() {
-        None | Some("review") => FindingKind::Review,
-        Some("ciCheck") => FindingKind::CiCheck,
-        Some(other) => {
-            return Err(format!(
-                "unknown `kind` {other:?}: use \"review\" or \"ciCheck\""
-            ))
-        }
-    };
-    Ok(Finding {
-        kind,
-        identifier,
-        name,
-        details,
-        details_url,
-    })
+/// A finding a validator wrote as an object.
+#[derive(serde::Deserialize)]
+#[serde(expecting = "a string (the finding's details) or an object with a `details` string")]
+struct Reported {
+    details: String,
+    #[serde(default = "validate_identifier")]
+    identifier: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    details_url: String,
+    #[serde(default = "review")]
+    kind: FindingKind,
 }
 
-/// The JSON type of `value`, as messages name it.
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+fn validate_identifier() -> String {
+    VALIDATE_IDENTIFIER.to_owned()
+}
+
+fn review() -> FindingKind {
+    FindingKind::Review
+}
+
+impl From<Reported> for Finding {
+    fn from(reported: Reported) -> Self {
+        Finding {
+            kind: reported.kind,
+            identifier: reported.identifier,
+            name: reported.name,
+            details: reported.details,
+            details_url: reported.details_url,
+        }
     }
 }
 
@@ -631,21 +613,19 @@ mod tests {
     #[test]
     fn findings_that_are_not_findings_are_named() {
         let error = |text: &[u8]| parse_findings(text).unwrap_err();
-        assert_eq!(
-            error(br#"{"ok": true}"#),
-            "expected an array, got an object"
-        );
+        assert!(error(br#"{"ok": true}"#).starts_with("invalid type: map, expected a sequence"));
         assert_eq!(
             error(br#"["a", 3]"#),
-            "finding 1: expected a string or an object, got a number"
+            "finding 1: invalid type: integer `3`, expected a string (the finding's details) \
+             or an object with a `details` string"
         );
         assert_eq!(
             error(br#"[{"identifier": "x"}]"#),
-            "finding 0: an object needs a `details` string"
+            "finding 0: missing field `details`"
         );
         assert_eq!(
             error(br#"[{"details": "d", "kind": "lint"}]"#),
-            "finding 0: unknown `kind` \"lint\": use \"review\" or \"ciCheck\""
+            "finding 0: unknown variant `lint`, expected `review` or `ciCheck`"
         );
         assert!(error(b"").starts_with("EOF while parsing"));
     }
