@@ -37,6 +37,8 @@ mod message;
 mod middleware;
 mod model;
 mod run;
+#[cfg(any(feature = "http", feature = "mcp"))]
+mod runtime;
 mod schema;
 mod stream;
 mod tool;

@@ -23,7 +23,8 @@
 //!
 //! The MCP client needs tokio. Connecting inside a tokio runtime keeps the connection on that
 //! runtime; connecting anywhere else (`futures::executor::block_on`, another executor) keeps
-//! it on a small runtime this module owns (one worker thread, started on first use). Calls run
+//! it on a small runtime this crate owns (one worker thread, started on first use, shared with
+//! the provider transports). Calls run
 //! where the connection lives, so the loop stays runtime-agnostic. Dropping a call's future
 //! cancels the request on the server.
 //!
@@ -48,7 +49,7 @@
 //! ```
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ::rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
@@ -212,7 +213,7 @@ impl McpConnect {
         }
         let timeout = self.timeout;
         let call_timeout = self.call_timeout.unwrap_or(timeout);
-        let runtime = runtime_handle()?;
+        let runtime = crate::runtime::handle().map_err(McpError::Runtime)?;
         let server = label.clone();
         let task = async move {
             let service = match self.target {
@@ -542,43 +543,13 @@ fn decode(tool: &str, block: &'static str, data: &str) -> Result<Vec<u8>, McpErr
         })
 }
 
-/// The caller's tokio runtime, or the one this module owns.
-fn runtime_handle() -> Result<tokio::runtime::Handle, McpError> {
-    if let Ok(handle) = tokio::runtime::Handle::try_current() {
-        return Ok(handle);
-    }
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("submit-agent-mcp")
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map(|rt| rt.handle().clone())
-        .map_err(|e| McpError::Runtime(e.clone()))
-}
-
-/// Aborts the spawned request when the caller drops its future.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Runs `future` on `runtime` and waits for it from any executor.
+/// Runs `future` on `runtime` (see [`crate::runtime`]) and waits for it from any executor.
 async fn on<T, F>(runtime: &tokio::runtime::Handle, future: F) -> Result<T, McpError>
 where
     T: Send + 'static,
     F: Future<Output = T> + Send + 'static,
 {
-    let mut task = AbortOnDrop(runtime.spawn(future));
-    (&mut task.0)
+    crate::runtime::run(runtime, future)
         .await
         .map_err(|e| McpError::Runtime(format!("the MCP task stopped: {e}")))
 }

@@ -21,7 +21,8 @@
 //!
 //! The HTTP client needs tokio. A call polled inside a tokio runtime runs on that runtime;
 //! polled anywhere else (`futures::executor::block_on`, another executor), it runs on a small
-//! runtime the transports own (one worker thread, started on first use). The loop itself stays
+//! runtime this crate owns (one worker thread, started on first use, shared with MCP
+//! connections). The loop itself stays
 //! runtime-agnostic. Dropping the call's future cancels the request.
 //!
 //! ```no_run
@@ -36,7 +37,7 @@
 //! ```
 
 use std::future::Future;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -453,43 +454,15 @@ fn network(http: &Http, e: &reqwest::Error, attempts: u32) -> TransportError {
     }
 }
 
-/// The owned runtime, for calls polled outside tokio.
-fn runtime() -> Result<tokio::runtime::Handle, TransportError> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("submit-agent-http")
-                .enable_all()
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map(|rt| rt.handle().clone())
-        .map_err(|e| TransportError::Client(format!("the HTTP runtime could not start: {e}")))
-}
-
-/// Aborts the spawned call when the caller drops its future.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
+/// Runs `future` on the caller's tokio runtime or the crate's own (see [`crate::runtime`]).
 async fn on_runtime<T, F>(future: F) -> Result<T, TransportError>
 where
     T: Send + 'static,
     F: Future<Output = Result<T, TransportError>> + Send + 'static,
 {
-    let handle = match tokio::runtime::Handle::try_current() {
-        Ok(h) => h,
-        Err(_) => runtime()?,
-    };
-    let mut task = AbortOnDrop(handle.spawn(future));
-    match (&mut task.0).await {
+    let handle = crate::runtime::handle()
+        .map_err(|e| TransportError::Client(format!("the HTTP runtime could not start: {e}")))?;
+    match crate::runtime::run(&handle, future).await {
         Ok(result) => result,
         Err(e) => Err(TransportError::Client(format!(
             "the HTTP task stopped: {e}"
