@@ -6,10 +6,10 @@
 use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use submit_result::agent::{
-    validator_fn, Agent, BoxError, Execution, Executor, Finding, Message, Part, PartKind, Resume,
-    Role, ScriptedModel, Tool, ToolApproval, ToolCallDecision, ToolContext, ToolError, TraceStatus,
+    validator_fn, Agent, BoxError, Execution, Executor, Finding, Message, Part, Resume,
+    ScriptedModel, Tool, ToolApproval, ToolCallDecision, ToolContext, ToolError, TraceStatus,
 };
 use submit_result::{SubmitResult, SubmitTool};
 
@@ -34,41 +34,9 @@ struct InvoiceId {
     invoice: String,
 }
 
-fn print_conversation(title: &str, messages: &[Message]) {
-    println!("--- {title} ---");
-    for message in messages {
-        let role = match message.role {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Model => "model",
-            Role::Tool => "tool",
-        };
-        for part in &message.content {
-            let line = match &part.kind {
-                PartKind::Text(t) => t.clone(),
-                PartKind::ToolRequest(r) => {
-                    let mut line = format!("calls {}({})", r.name, r.input);
-                    if let Some(i) = r.interrupt.as_ref().filter(|i| !i.resolved) {
-                        let data = i.data.clone().map(Value::Object).unwrap_or(Value::Null);
-                        line.push_str(&format!("  [held by {:?}: {data}]", i.raised_by));
-                    }
-                    if r.pending.is_some() {
-                        line.push_str("  [completed, pending]");
-                    }
-                    line
-                }
-                PartKind::ToolResponse(r) => format!(
-                    "{} answered {}",
-                    r.name,
-                    r.output.clone().unwrap_or(Value::Null)
-                ),
-                other => format!("{other:?}"),
-            };
-            println!("{role:>6}: {line}");
-        }
-    }
-    println!();
-}
+#[path = "common/conversation.rs"]
+mod conversation;
+use conversation::print_conversation;
 
 /// Runs the scenario; `Err` when any step does not go as described.
 pub fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -19,9 +19,7 @@ use submit_result::agent::mcp::rmcp::model::{
 use submit_result::agent::mcp::rmcp::RequestContext;
 use submit_result::agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler};
 use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
-use submit_result::agent::{
-    Agent, Execution, Executor, Message, Part, PartKind, Role, ScriptedModel,
-};
+use submit_result::agent::{Agent, Execution, Executor, Message, Part, ScriptedModel};
 use submit_result::{Options, SubmitTool};
 
 /// The answer the run ends with.
@@ -101,29 +99,9 @@ pub fn serve() -> Result<(), McpError> {
     serve_stdio(Cities)
 }
 
-fn print_conversation(messages: &[Message]) {
-    for message in messages {
-        let role = match message.role {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Model => "model",
-            Role::Tool => "tool",
-        };
-        for part in &message.content {
-            let line = match &part.kind {
-                PartKind::Text(t) => t.clone(),
-                PartKind::ToolRequest(r) => format!("calls {}({})", r.name, r.input),
-                PartKind::ToolResponse(r) => format!(
-                    "{} answered {}",
-                    r.name,
-                    r.output.clone().unwrap_or(Value::Null)
-                ),
-                other => format!("{other:?}"),
-            };
-            println!("{role:>6}: {line}");
-        }
-    }
-}
+#[path = "common/conversation.rs"]
+mod conversation;
+use conversation::print_conversation;
 
 /// Runs the agent against the MCP server `server` starts; `Err` when any step does not go as
 /// described.
@@ -170,7 +148,7 @@ fn run(server: Command) -> Result<Answer, Box<dyn std::error::Error>> {
     ];
     match block_on(executor.run(messages))? {
         Execution::Committed(committed) => {
-            print_conversation(&committed.messages);
+            print_conversation("the run", &committed.messages);
             println!("answer:    {:?}", committed.response);
             println!("reasoning: {}", committed.reasoning);
             let failed = committed
