@@ -16,7 +16,7 @@ use submit_result::{Outcome, Provider, SubmitResult, SubmitTool};
     payload_description = "The triage of the report.",
     success = "Triage recorded."
 )]
-struct Triage {
+pub struct Triage {
     /// One sentence saying what is broken.
     summary: String,
     /// How urgent the fix is.
@@ -33,7 +33,7 @@ struct Triage {
 #[allow(dead_code, reason = "the variants are read once calls are parsed")]
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Severity {
+pub enum Severity {
     /// Cosmetic; fix when convenient.
     Low,
     /// Broken for some users; fix this release.
@@ -44,7 +44,7 @@ enum Severity {
 
 /// A report this one duplicates.
 #[derive(Debug, Deserialize, JsonSchema)]
-struct Duplicate {
+pub struct Duplicate {
     /// The other report's number.
     number: u64,
     /// Why they are the same bug.
@@ -53,7 +53,7 @@ struct Duplicate {
 
 /// Builds the submit tool from the type's metadata: the schema and the four definitions are
 /// computed here, once.
-fn build_tool() -> Result<SubmitTool<Triage>, submit_result::BuildError> {
+pub fn build_tool() -> Result<SubmitTool<Triage>, submit_result::BuildError> {
     SubmitTool::<Triage>::for_response()
 }
 
@@ -71,7 +71,7 @@ fn print_definitions(tool: &SubmitTool<Triage>) -> Result<(), serde_json::Error>
 }
 
 /// Calls the way models really send them, one per provider shape.
-fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
+pub fn sample_calls() -> Vec<(&'static str, Provider, Value)> {
     let payload = r#"{"summary":"Export to CSV drops the last row","severity":"medium","components":["export"],"affected_users":120}"#;
     vec![
         (
@@ -185,7 +185,7 @@ fn parse_calls(tool: &SubmitTool<Triage>) {
     }
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tool = build_tool()?;
     println!(
         "tool `{}`, payload parameter `{}`\n",
