@@ -201,12 +201,14 @@ impl McpConnect {
     pub async fn connect(self) -> Result<McpServer, McpError> {
         let label = self.label();
         if let Target::Http(url) = &self.target {
-            if !url.to_ascii_lowercase().starts_with("http://") {
+            let scheme = url
+                .split_once("://")
+                .map(|(scheme, _)| scheme.to_ascii_lowercase());
+            if !matches!(scheme.as_deref(), Some("http" | "https")) {
                 return Err(McpError::Unsupported {
                     server: label,
-                    message: "only http:// URLs are supported (no TLS in this build): reach the \
-                              server over http on a trusted network or loopback, or start it as \
-                              a child process"
+                    message: "an MCP server over HTTP is reached at an http:// or https:// URL \
+                              (such as http://127.0.0.1:8000/mcp)"
                         .into(),
                 });
             }
@@ -321,7 +323,7 @@ impl McpServer {
     }
 
     /// A server reached over streamable HTTP at `url` (such as `http://127.0.0.1:8000/mcp`);
-    /// plain `http://` only, TLS is not built in.
+    /// `https://` URLs are verified against the system's certificate roots.
     pub fn http(url: impl Into<String>) -> McpConnect {
         McpConnect {
             target: Target::Http(url.into()),
@@ -666,10 +668,24 @@ mod tests {
     }
 
     #[test]
-    fn an_https_url_is_refused_with_what_to_do() {
-        let err = futures::executor::block_on(McpServer::http("https://example.com/mcp").connect())
+    fn a_url_that_is_not_http_is_refused_with_what_to_do() {
+        let err = futures::executor::block_on(McpServer::http("ws://127.0.0.1:9/mcp").connect())
             .unwrap_err();
         assert!(matches!(err, McpError::Unsupported { .. }), "{err:?}");
-        assert!(err.to_string().contains("http://"), "{err}");
+        assert!(err.to_string().contains("https://"), "{err}");
+    }
+
+    #[test]
+    fn an_https_url_is_reached_over_tls() {
+        // Nothing listens on port 9: the TLS client is built and the connection refused.
+        let err = futures::executor::block_on(
+            McpServer::http("https://127.0.0.1:9/mcp")
+                .timeout(Duration::from_secs(5))
+                .connect(),
+        )
+        .unwrap_err();
+        assert!(matches!(err, McpError::Handshake { .. }), "{err:?}");
+        // The client was built (its TLS set up) and the request sent.
+        assert!(err.to_string().contains("error sending request"), "{err}");
     }
 }
