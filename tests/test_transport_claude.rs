@@ -1,5 +1,6 @@
 //! The Anthropic Messages transport against a loopback server that checks each request's
-//! shape and answers with recorded Messages API answers.
+//! shape and answers with scripted Messages API answers
+//! (see `transport/suite.rs`; the real recordings replay in `test_transport_replay.rs`).
 
 #![cfg(feature = "claude")]
 
@@ -288,7 +289,7 @@ fn forced_choice_with_extended_thinking_falls_back_to_auto_plus_instruction() {
         check,
         vec![
             Reply::json(200, text_only.to_string()),
-            Reply::recorded("claude/turn2_submit.json"),
+            Reply::scripted("claude/turn2_submit.json"),
         ],
     );
     let committed = agent::run_to_commit(&agent::executor(model(&server.url), None));
@@ -348,7 +349,7 @@ fn unreachable_server_is_a_network_error_after_the_retries() {
 fn slow_answer_is_a_timeout_error() {
     let server = Server::start(
         check,
-        vec![Reply::recorded("claude/turn2_submit.json").after(std::time::Duration::from_secs(2))],
+        vec![Reply::scripted("claude/turn2_submit.json").after(std::time::Duration::from_secs(2))],
     );
     let model = model(&server.url)
         .timeout(std::time::Duration::from_millis(100))
@@ -365,7 +366,7 @@ fn slow_answer_is_a_timeout_error() {
 
 #[test]
 fn json_answer_to_a_streamed_call_is_a_clear_stream_error() {
-    let server = Server::start(check, vec![Reply::recorded("claude/turn2_submit.json")]);
+    let server = Server::start(check, vec![Reply::scripted("claude/turn2_submit.json")]);
     let chunks = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let ex = agent::executor(model(&server.url), Some(chunks)).forbid_forced_tool_choice(true);
     let err = futures::executor::block_on(ex.run(agent::question())).unwrap_err();

@@ -1,5 +1,6 @@
 //! The Gemini transport against a loopback server that checks each request's shape and
-//! answers with recorded `generateContent` answers.
+//! answers with scripted `generateContent` answers
+//! (see `transport/suite.rs`; the real recordings replay in `test_transport_replay.rs`).
 
 #![cfg(feature = "gemini")]
 

@@ -51,8 +51,8 @@ fn logs_hold_neither_the_key_nor_the_payload() {
                 503,
                 r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
             ),
-            Reply::recorded("claude/turn1_lookup.json"),
-            Reply::recorded("claude/turn2_submit.json"),
+            Reply::scripted("claude/turn1_lookup.json"),
+            Reply::scripted("claude/turn2_submit.json"),
         ],
     );
     let model = Claude::new("claude-sonnet-4-5")

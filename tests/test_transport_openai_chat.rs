@@ -1,5 +1,6 @@
 //! The OpenAI Chat Completions transport against a loopback server that checks each
-//! request's shape and answers with recorded Chat Completions answers.
+//! request's shape and answers with scripted Chat Completions answers
+//! (see `transport/suite.rs`; the real recordings replay in `test_transport_replay.rs`).
 
 #![cfg(feature = "openai-chat")]
 

@@ -1,5 +1,6 @@
 //! The OpenAI Responses transport against a loopback server that checks each request's
-//! shape and answers with recorded Responses API answers.
+//! shape and answers with scripted Responses API answers
+//! (see `transport/suite.rs`; the real recordings replay in `test_transport_replay.rs`).
 
 #![cfg(feature = "openai-responses")]
 

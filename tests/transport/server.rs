@@ -54,9 +54,9 @@ impl Reply {
         }
     }
 
-    /// A recorded answer from `tests/transport/<path>`: `.sse` files stream, others are JSON.
-    pub fn recorded(path: &str) -> Self {
-        let text = std::fs::read_to_string(recorded_path(path))
+    /// A scripted answer from `tests/transport/<path>`: `.sse` files stream, others are JSON.
+    pub fn scripted(path: &str) -> Self {
+        let text = std::fs::read_to_string(scripted_path(path))
             .unwrap_or_else(|e| panic!("read {path}: {e}"));
         if path.ends_with(".sse") {
             Reply::sse(text)
@@ -90,16 +90,16 @@ impl Reply {
     }
 }
 
-/// The path of a recorded file.
-pub fn recorded_path(path: &str) -> PathBuf {
+/// The path of a scripted answer.
+pub fn scripted_path(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/transport")
         .join(path)
 }
 
-/// The JSON of a recorded answer.
-pub fn recorded_json(path: &str) -> Value {
-    let text = std::fs::read_to_string(recorded_path(path)).unwrap();
+/// The JSON of a scripted answer.
+pub fn scripted_json(path: &str) -> Value {
+    let text = std::fs::read_to_string(scripted_path(path)).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 

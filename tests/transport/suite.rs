@@ -1,6 +1,8 @@
-//! The acceptance cases every transport runs, over its recorded answers in
-//! `tests/transport/<provider>/`: `turn1_lookup`, `turn2_submit` (`.json` and `.sse`),
-//! `stringified_submit.json`, `malformed.sse`, `truncated.sse`.
+//! The acceptance cases every transport runs: a whole agent run (a lookup, then the submit) over
+//! answers scripted in `tests/transport/<provider>/` (`turn1_lookup`, `turn2_submit` as `.json`
+//! and `.sse`, `stringified_submit.json`, `malformed.sse`, `truncated.sse`). They are written
+//! here in each API's documented shape, because no public recording holds a run of these tools
+//! or a broken stream; the real recorded traffic replays in `test_transport_replay.rs`.
 
 #![allow(dead_code, reason = "each transport test uses part of the helpers")]
 
@@ -19,7 +21,7 @@ use crate::server::{Check, Recorded, Reply, Server};
 
 /// One provider's setup.
 pub struct Case<M> {
-    /// The folder of its recorded answers.
+    /// The folder of its scripted answers.
     pub dir: &'static str,
     /// Its request shape check.
     pub check: Check,
@@ -59,7 +61,7 @@ pub fn request() -> ModelRequest {
 
 impl<M: Model + 'static> Case<M> {
     fn reply(&self, file: &str) -> Reply {
-        Reply::recorded(&format!("{}/{file}", self.dir))
+        Reply::scripted(&format!("{}/{file}", self.dir))
     }
 
     fn run(
