@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::{
-    append_text, count, emit, emit_delta, execute, http_builder, input_object, media_url, meta,
-    mime, model_via_send, output_text, system_text, with_meta, Assemble, Http, Prepared, SseEvent,
-    TransportError,
+use super::http::{execute, remote_error, Http, Prepared};
+use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::wire::{
+    append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
 };
+use super::{http_builder, model_via_send, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -316,7 +317,7 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a Messages API answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if body.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(super::remote_error(PROVIDER, body));
+        return Err(remote_error(PROVIDER, body));
     }
     let content = body
         .get("content")
@@ -524,7 +525,7 @@ impl Assemble for Assembler {
                 }
             }
             "message_stop" => return Ok(true),
-            "error" => return Err(super::remote_error(PROVIDER, &data)),
+            "error" => return Err(remote_error(PROVIDER, &data)),
             // `ping` and event types added later carry nothing to assemble.
             _ => {}
         }

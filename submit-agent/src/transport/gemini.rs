@@ -5,11 +5,13 @@ use std::collections::HashSet;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::{
-    append_text, base64_decode, base64_encode, count, emit, emit_delta, execute, http_builder,
-    input_object, meta, mime, model_via_send, system_text, with_meta, Assemble, Http, Prepared,
-    SseEvent, TransportError,
+use super::http::{execute, remote_error, Http, Prepared};
+use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::wire::{
+    append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
+    with_meta,
 };
+use super::{http_builder, model_via_send, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -313,7 +315,7 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a `generateContent` answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(super::remote_error(PROVIDER, error));
+        return Err(remote_error(PROVIDER, error));
     }
     let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
     // `promptTokenCount` includes the cached content; thoughts are output.
@@ -419,7 +421,7 @@ impl Assemble for Assembler {
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(super::remote_error(PROVIDER, error));
+            return Err(remote_error(PROVIDER, error));
         }
         if !data.is_object() {
             return Err(malformed(format!(

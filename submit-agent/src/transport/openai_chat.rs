@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::{
-    arguments_text, arguments_value, count, emit, emit_delta, error_text, execute, http_builder,
-    media_url, mime, model_via_send, nested, output_text, system_text, Assemble, Http, Prepared,
-    SseEvent, TransportError,
+use super::http::{execute, remote_error, Http, Prepared};
+use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::wire::{
+    arguments_text, arguments_value, count, error_text, media_url, mime, nested, output_text,
+    system_text,
 };
+use super::{http_builder, model_via_send, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -277,7 +279,7 @@ fn shape(message: impl Into<String>) -> TransportError {
 /// Reads a Chat Completions answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(super::remote_error(PROVIDER, error));
+        return Err(remote_error(PROVIDER, error));
     }
     let choice = body
         .get("choices")
@@ -396,7 +398,7 @@ impl Assemble for Assembler {
             return Ok(true);
         }
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(super::remote_error(PROVIDER, error));
+            return Err(remote_error(PROVIDER, error));
         }
         if !data.is_object() {
             return Err(malformed(format!(

@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::{
-    append_text, arguments_text, arguments_value, count, emit, emit_delta, error_text, execute,
-    http_builder, media_url, meta, mime, model_via_send, nested, output_text, system_text,
-    with_meta, Assemble, Http, Prepared, SseEvent, TransportError,
+use super::http::{execute, remote_error, Http, Prepared};
+use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::wire::{
+    append_text, arguments_text, arguments_value, count, error_text, media_url, meta, mime, nested,
+    output_text, system_text, with_meta,
 };
+use super::{http_builder, model_via_send, TransportError};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -344,7 +346,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
         .and_then(Value::as_str)
         .unwrap_or("completed");
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(super::remote_error(PROVIDER, error));
+        return Err(remote_error(PROVIDER, error));
     }
     if status == "failed" {
         return Err(TransportError::Remote {
@@ -580,7 +582,7 @@ impl Assemble for Assembler {
             }
             "error" => {
                 // `{"type": "error", "error": {...}}`, or the fields on the event itself.
-                return Err(super::remote_error(PROVIDER, &data));
+                return Err(remote_error(PROVIDER, &data));
             }
             // `response.created`, `response.in_progress`, content part and `.done` events
             // repeat what the deltas and the finished items already hold.

@@ -1,0 +1,484 @@
+//! Sending a prepared call: the shared client, retries with backoff, and the typed errors of a
+//! failed answer.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::sse::{read_stream, Assemble, Events};
+use super::{ApiKey, TransportError};
+use crate::stream::ModelStream;
+
+/// How failed calls are retried: 429, 5xx, timeouts and failed connections.
+///
+/// The delay before attempt `n + 1` is `retry-after` (or `retry-after-ms`) when the answer
+/// carries one, else `initial_backoff · 2ⁿ⁻¹`; both are capped at `max_backoff`.
+///
+/// ```
+/// # #[cfg(feature = "claude")] {
+/// use std::time::Duration;
+/// use submit_agent::transport::Retry;
+///
+/// let retry = Retry::new(3).backoff(Duration::from_millis(100), Duration::from_secs(2));
+/// assert_eq!(retry.delay(1, None), Duration::from_millis(100));
+/// assert_eq!(retry.delay(2, None), Duration::from_millis(200));
+/// assert_eq!(retry.delay(1, Some(Duration::from_secs(1))), Duration::from_secs(1));
+/// assert_eq!(retry.delay(1, Some(Duration::from_secs(60))), Duration::from_secs(2));
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retry {
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The delay after the first failed attempt.
+    pub initial_backoff: Duration,
+    /// The longest delay, `retry-after` included.
+    pub max_backoff: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            max_attempts: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Retry {
+    /// `max_attempts` attempts in all (at least 1) with the default backoff.
+    pub fn new(max_attempts: u32) -> Self {
+        Retry {
+            max_attempts: max_attempts.max(1),
+            ..Retry::default()
+        }
+    }
+
+    /// Sets the first and the longest delay.
+    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_backoff = initial;
+        self.max_backoff = max;
+        self
+    }
+
+    /// The delay after failed attempt `attempt` (1-based), given the answer's `retry-after`.
+    pub fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let computed = retry_after.unwrap_or_else(|| {
+            let factor = 1u32
+                .checked_shl(attempt.saturating_sub(1).min(20))
+                .unwrap_or(u32::MAX);
+            self.initial_backoff.saturating_mul(factor)
+        });
+        computed.min(self.max_backoff)
+    }
+}
+
+/// The connection settings every transport shares.
+#[derive(Clone)]
+pub(crate) struct Http {
+    pub(super) provider: &'static str,
+    variable: &'static str,
+    key: Option<ApiKey>,
+    pub(crate) base_url: String,
+    timeout: Duration,
+    retry: Retry,
+    client: Arc<Mutex<Option<reqwest::Client>>>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("api_key", &self.key)
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+impl Http {
+    pub(crate) fn new(provider: &'static str, variable: &'static str, base_url: &str) -> Self {
+        Http {
+            provider,
+            variable,
+            key: ApiKey::from_env(variable),
+            base_url: base_url.to_owned(),
+            timeout: Duration::from_secs(600),
+            retry: Retry::default(),
+            client: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    pub(crate) fn set_key(&mut self, key: ApiKey) {
+        self.key = Some(key);
+    }
+
+    pub(crate) fn set_base_url(&mut self, url: &str) {
+        self.base_url = url.trim_end_matches('/').to_owned();
+    }
+
+    pub(crate) fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+        self.client = Arc::new(Mutex::new(None));
+    }
+
+    pub(crate) fn set_retry(&mut self, retry: Retry) {
+        self.retry = Retry {
+            max_attempts: retry.max_attempts.max(1),
+            ..retry
+        };
+    }
+
+    /// The key, or the error naming the variable to set.
+    pub(crate) fn key(&self) -> Result<&str, TransportError> {
+        self.key
+            .as_ref()
+            .map(ApiKey::expose)
+            .ok_or(TransportError::MissingKey {
+                provider: self.provider,
+                variable: self.variable,
+            })
+    }
+
+    fn client(&self) -> Result<reqwest::Client, TransportError> {
+        let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = slot.as_ref() {
+            return Ok(c.clone());
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.timeout.min(Duration::from_secs(30)))
+            .read_timeout(self.timeout)
+            .build()
+            .map_err(|e| TransportError::Client(e.to_string()))?;
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
+/// One prepared HTTP call.
+pub(crate) struct Prepared {
+    pub(crate) url: String,
+    pub(crate) headers: Vec<(&'static str, String)>,
+    pub(crate) body: Value,
+}
+
+/// Runs the call on the caller's tokio runtime, or on the transports' own runtime.
+pub(crate) async fn execute<A: Assemble>(
+    http: &Http,
+    prepared: Prepared,
+    stream: Option<(ModelStream, A)>,
+) -> Result<Value, TransportError> {
+    let http = http.clone();
+    on_runtime(async move {
+        match stream {
+            None => match open(&http, &prepared, false).await? {
+                Opened::Body(body) => Ok(body),
+                Opened::Stream(..) => Err(TransportError::Client("a body was expected".into())),
+            },
+            Some((sink, assembler)) => match open(&http, &prepared, true).await? {
+                Opened::Stream(events, first) => {
+                    read_stream(&http, events, first, assembler, &sink).await
+                }
+                Opened::Body(_) => Err(TransportError::Client("a stream was expected".into())),
+            },
+        }
+    })
+    .await
+}
+
+pub(super) fn network(http: &Http, e: &reqwest::Error, attempts: u32) -> TransportError {
+    if e.is_timeout() {
+        TransportError::Timeout {
+            provider: http.provider,
+            attempts,
+        }
+    } else {
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        TransportError::Network {
+            provider: http.provider,
+            message: text,
+            attempts,
+        }
+    }
+}
+
+/// Runs `future` on the caller's tokio runtime or the crate's own (see [`crate::runtime`]).
+async fn on_runtime<T, F>(future: F) -> Result<T, TransportError>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T, TransportError>> + Send + 'static,
+{
+    let handle = crate::runtime::handle()
+        .map_err(|e| TransportError::Client(format!("the HTTP runtime could not start: {e}")))?;
+    match crate::runtime::run(&handle, future).await {
+        Ok(result) => result,
+        Err(e) => Err(TransportError::Client(format!(
+            "the HTTP task stopped: {e}"
+        ))),
+    }
+}
+
+/// A successful attempt: the JSON body, or the event stream with its first event read.
+enum Opened {
+    Body(Value),
+    Stream(Events, eventsource_stream::Event),
+}
+
+/// A failed attempt: its error, whether it may be retried, and the wait the answer asked for.
+struct Failed {
+    error: TransportError,
+    retry: bool,
+    wait: Option<Duration>,
+}
+
+/// Posts with retries (backon's exponential backoff, `retry-after` honoured and capped): a
+/// 429, 408 or 5xx answer, a failed connection, a timeout, and a stream that fails before its
+/// first event are retried; the first success is returned.
+async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opened, TransportError> {
+    use backon::{ExponentialBuilder, Retryable as _};
+    let client = http.client()?;
+    let retry = http.retry;
+    let attempts = std::sync::atomic::AtomicU32::new(0);
+    let backoff = ExponentialBuilder::new()
+        .with_min_delay(retry.initial_backoff)
+        .with_max_delay(retry.max_backoff)
+        .with_factor(2.0)
+        .with_max_times(usize::try_from(retry.max_attempts.saturating_sub(1)).unwrap_or(0));
+    let result = (|| async {
+        let n = attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        attempt(http, &client, prepared, streaming, n).await
+    })
+    .retry(backoff)
+    .sleep(tokio::time::sleep)
+    .when(|f: &Failed| f.retry)
+    .adjust(|f: &Failed, delay| delay.map(|d| f.wait.map_or(d, |w| w.min(retry.max_backoff))))
+    .notify(|f: &Failed, delay| {
+        tracing::debug!(
+            provider = http.provider,
+            error = %f.error,
+            delay_ms = delay.as_millis() as u64,
+            "provider call failed; retrying"
+        );
+    })
+    .await;
+    result.map_err(|f| f.error)
+}
+
+/// One attempt of a call.
+async fn attempt(
+    http: &Http,
+    client: &reqwest::Client,
+    prepared: &Prepared,
+    streaming: bool,
+    n: u32,
+) -> Result<Opened, Failed> {
+    let fail = |error, retry| Failed {
+        error,
+        retry,
+        wait: None,
+    };
+    let mut builder = client.post(&prepared.url).json(&prepared.body);
+    for (name, value) in &prepared.headers {
+        builder = builder.header(*name, value);
+    }
+    let response = match builder.timeout(http.timeout).send().await {
+        Ok(r) => r,
+        Err(e) => {
+            let e = e.without_url();
+            let retry = e.is_connect() || e.is_timeout();
+            return Err(fail(network(http, &e, n), retry));
+        }
+    };
+    if !response.status().is_success() {
+        let status = response.status().as_u16();
+        let wait = retry_after(response.headers());
+        let body = response.bytes().await.unwrap_or_default();
+        return Err(Failed {
+            error: TransportError::Api {
+                provider: http.provider,
+                status,
+                message: provider_message(&body),
+                attempts: n,
+            },
+            retry: status == 429 || status == 408 || status >= 500,
+            wait,
+        });
+    }
+    if !streaming {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| fail(network(http, &e.without_url(), n), true))?;
+        return serde_json::from_slice(&bytes)
+            .map(Opened::Body)
+            .map_err(|e| {
+                fail(
+                    TransportError::Response {
+                        provider: http.provider,
+                        message: format!("the body is not JSON: {e}"),
+                    },
+                    false,
+                )
+            });
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if !content_type.is_empty() && !content_type.contains("event-stream") {
+        return Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: format!(
+                    "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
+                ),
+            },
+            false,
+        ));
+    }
+    use eventsource_stream::Eventsource as _;
+    let mut events: Events = Box::pin(response.bytes_stream().eventsource());
+    match events.next().await {
+        Some(Ok(first)) => Ok(Opened::Stream(events, first)),
+        Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
+            Err(fail(network(http, &e.without_url(), n), true))
+        }
+        Some(Err(e)) => Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: format!("event 1: {e}"),
+            },
+            false,
+        )),
+        None => Err(fail(
+            TransportError::Stream {
+                provider: http.provider,
+                message: "the stream ended before its first event; retry the call".into(),
+            },
+            true,
+        )),
+    }
+}
+
+/// `retry-after-ms` or `retry-after` (in seconds); an HTTP date is left to the backoff.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let read = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    if let Some(ms) = read("retry-after-ms") {
+        return Some(Duration::from_secs_f64((ms / 1000.0).min(86_400.0)));
+    }
+    read("retry-after").map(|s| Duration::from_secs_f64(s.min(86_400.0)))
+}
+
+/// The typed error of a provider's error object (`{"message", "code", "type"}`, or a body
+/// holding one under `error`).
+pub(crate) fn remote_error(provider: &'static str, error: &Value) -> TransportError {
+    let inner = error
+        .get("error")
+        .filter(|e| e.is_object())
+        .unwrap_or(error);
+    let text = |key: &str| match inner.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    TransportError::Remote {
+        provider,
+        message: text("message").unwrap_or_else(|| provider_message(inner.to_string().as_bytes())),
+        code: text("code"),
+        kind: text("type").or_else(|| text("status")),
+    }
+}
+
+/// The provider's `error.message`, else the start of the body.
+pub(crate) fn provider_message(body: &[u8]) -> String {
+    if let Ok(value) = serde_json::from_slice::<Value>(body) {
+        let error = value.get("error").unwrap_or(&value);
+        if let Some(m) = error.get("message").and_then(Value::as_str) {
+            return m.to_owned();
+        }
+        if let Some(m) = error.as_str() {
+            return m.to_owned();
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return "(empty body)".to_owned();
+    }
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_delay_doubles_and_honours_retry_after_capped() {
+        let retry = Retry::new(5).backoff(Duration::from_millis(10), Duration::from_millis(50));
+        assert_eq!(retry.delay(1, None), Duration::from_millis(10));
+        assert_eq!(retry.delay(3, None), Duration::from_millis(40));
+        assert_eq!(retry.delay(4, None), Duration::from_millis(50));
+        assert_eq!(
+            retry.delay(1, Some(Duration::from_millis(30))),
+            Duration::from_millis(30)
+        );
+        assert_eq!(retry.delay(40, None), Duration::from_millis(50));
+    }
+
+    #[test]
+    fn retry_after_headers_are_read_in_seconds_and_milliseconds() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", "150".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
+        let mut date = reqwest::header::HeaderMap::new();
+        date.insert(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&date), None);
+    }
+
+    #[test]
+    fn provider_message_reads_error_message_or_body_start() {
+        assert_eq!(
+            provider_message(
+                br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            ),
+            "Overloaded"
+        );
+        assert_eq!(provider_message(b"  bad gateway "), "bad gateway");
+        assert_eq!(provider_message(b""), "(empty body)");
+    }
+
+    #[test]
+    fn debug_redacts_the_key() {
+        let mut http = Http::new("test", "NO_SUCH_VARIABLE_FOR_TESTS", "http://x");
+        http.set_key(ApiKey::new("sk-very-secret"));
+        let text = format!("{http:?}");
+        assert!(!text.contains("sk-very-secret"));
+        assert!(text.contains("<redacted>"));
+    }
+}
