@@ -954,6 +954,64 @@ fn usage_has_one_meaning_for_all_four() {
     );
 }
 
+/// Usage of a streamed call equals the usage of the same answer unstreamed. No recording
+/// holds one exchange both ways, so the unstreamed answer is derived from each streamed
+/// recording (`replay::unstreamed`: Responses' completed response as recorded; for the
+/// others, the body the events add up to) and served as JSON; the usage must be the same and
+/// must not be empty.
+#[test]
+fn streamed_usage_equals_the_unstreamed_on_the_same_recording() {
+    let streams = [
+        (
+            Wire::Claude,
+            "test_anthropic_model_thinking_part_stream.yaml",
+        ),
+        (Wire::Claude, "anthropic-json-tool.1.chunks.txt"),
+        (
+            Wire::Gemini,
+            "test_google_streaming_tool_call_thought_signature.yaml",
+        ),
+        (Wire::Gemini, "google-tool-call.chunks.txt"),
+        (Wire::Gemini, "google-reasoning-gemini3.chunks.txt"),
+        (Wire::Chat, "test_complex_agent_run.yaml"),
+        (Wire::Chat, "openai-text.chunks.txt"),
+        (Wire::Chat, "azure-model-router.1.chunks.txt"),
+        (Wire::Responses, "test_openai_responses_stream.yaml"),
+        (
+            Wire::Responses,
+            "openai-reasoning-encrypted-content.1.chunks.txt",
+        ),
+    ];
+    let mut compared = 0;
+    for (wire, file) in streams {
+        for (n, ex) in load(wire, file).iter().enumerate() {
+            if !ex.streamed || ex.status >= 400 {
+                continue;
+            }
+            let label = format!("{file} #{n}");
+            let model = recorded_model(ex);
+            let streamed = call(wire, &model, vec![ex.reply()], true);
+            let body = replay::unstreamed(wire, ex).to_string();
+            let unstreamed = call(wire, &model, vec![Reply::json(200, body)], false);
+            let usage = streamed.response().usage;
+            assert!(
+                usage.input_tokens > 0 && usage.output_tokens > 0,
+                "{label}: {usage:?}"
+            );
+            assert_eq!(usage, unstreamed.response().usage, "{label}");
+            assert_eq!(
+                streamed.response().finish_reason,
+                unstreamed.response().finish_reason,
+                "{label}"
+            );
+            compared += 1;
+        }
+    }
+    // Every streamed exchange above was compared (the four steps of the Responses reasoning
+    // recording and the three of the Chat agent run each count).
+    assert!(compared >= 14, "{compared}");
+}
+
 // ---- broken streams (a recorded stream, cut by the server: no recording shows one) ----
 
 /// A stream whose connection drops before its first event is retried like a request.

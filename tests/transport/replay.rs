@@ -294,54 +294,7 @@ pub fn recorded(wire: Wire, exchange: &Exchange) -> Holds {
     let mut h = Holds::default();
     match (wire, exchange.streamed) {
         (Wire::Claude, false) => claude_message(&exchange.json(), &mut h),
-        (Wire::Claude, true) => {
-            let mut message = Value::Null;
-            let mut blocks: Vec<Value> = Vec::new();
-            for e in exchange.events() {
-                let i = e["index"].as_u64().unwrap_or(0) as usize;
-                match e["type"].as_str().unwrap_or("") {
-                    "message_start" => message = e["message"].clone(),
-                    "content_block_start" => {
-                        let mut b = e["content_block"].clone();
-                        if b["type"] == "tool_use" {
-                            b["partial"] = Value::String(String::new());
-                        }
-                        blocks.push(b);
-                    }
-                    "content_block_delta" => {
-                        let d = &e["delta"];
-                        let b = &mut blocks[i];
-                        for (kind, key, into) in [
-                            ("text_delta", "text", "text"),
-                            ("thinking_delta", "thinking", "thinking"),
-                            ("signature_delta", "signature", "signature"),
-                            ("input_json_delta", "partial_json", "partial"),
-                        ] {
-                            if d["type"] == kind {
-                                let joined = s(b, into) + &s(d, key);
-                                b[into] = Value::String(joined);
-                            }
-                        }
-                    }
-                    "message_delta" => {
-                        message["stop_reason"] = e["delta"]["stop_reason"].clone();
-                        for (k, v) in e["usage"].as_object().into_iter().flatten() {
-                            if !v.is_null() {
-                                message["usage"][k] = v.clone();
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            for b in &mut blocks {
-                if let Some(p) = b.get("partial").and_then(Value::as_str) {
-                    b["input"] = arguments(p);
-                }
-            }
-            message["content"] = Value::Array(blocks);
-            claude_message(&message, &mut h);
-        }
+        (Wire::Claude, true) => claude_message(&claude_stream_message(exchange), &mut h),
         (Wire::Chat, false) => {
             let body = exchange.json();
             let m = &body["choices"][0]["message"];
@@ -466,6 +419,58 @@ pub fn recorded(wire: Wire, exchange: &Exchange) -> Holds {
     h
 }
 
+/// The message a Claude stream adds up to: `message_start`'s message with the blocks its
+/// deltas write, the inputs read from their JSON pieces, and `message_delta`'s stop reason and
+/// usage.
+fn claude_stream_message(exchange: &Exchange) -> Value {
+    let mut message = Value::Null;
+    let mut blocks: Vec<Value> = Vec::new();
+    for e in exchange.events() {
+        let i = e["index"].as_u64().unwrap_or(0) as usize;
+        match e["type"].as_str().unwrap_or("") {
+            "message_start" => message = e["message"].clone(),
+            "content_block_start" => {
+                let mut b = e["content_block"].clone();
+                if b["type"] == "tool_use" {
+                    b["partial"] = Value::String(String::new());
+                }
+                blocks.push(b);
+            }
+            "content_block_delta" => {
+                let d = &e["delta"];
+                let b = &mut blocks[i];
+                for (kind, key, into) in [
+                    ("text_delta", "text", "text"),
+                    ("thinking_delta", "thinking", "thinking"),
+                    ("signature_delta", "signature", "signature"),
+                    ("input_json_delta", "partial_json", "partial"),
+                ] {
+                    if d["type"] == kind {
+                        let joined = s(b, into) + &s(d, key);
+                        b[into] = Value::String(joined);
+                    }
+                }
+            }
+            "message_delta" => {
+                message["stop_reason"] = e["delta"]["stop_reason"].clone();
+                for (k, v) in e["usage"].as_object().into_iter().flatten() {
+                    if !v.is_null() {
+                        message["usage"][k] = v.clone();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for b in &mut blocks {
+        if let Some(Value::String(p)) = b.as_object_mut().and_then(|o| o.remove("partial")) {
+            b["input"] = arguments(&p);
+        }
+    }
+    message["content"] = Value::Array(blocks);
+    message
+}
+
 fn claude_message(m: &Value, h: &mut Holds) {
     for b in m["content"].as_array().into_iter().flatten() {
         match b["type"].as_str().unwrap_or("") {
@@ -507,6 +512,95 @@ fn responses_body(body: &Value, h: &mut Holds) {
     }
     h.finish = Some(finish_of(Wire::Responses, &s(body, "status")));
     h.usage = usage_of(Wire::Responses, &body["usage"]);
+}
+
+/// The non-streamed answer of a streamed exchange, as the same provider would have sent it,
+/// derived from the recorded events: for Responses, the `response.completed` event's response
+/// as recorded; for Claude, the message its events add up to; for Chat, one choice with the
+/// joined content and tool calls and the usage chunk's usage; for Gemini, one candidate with
+/// every part, the last finish reason and the last usage. Only the derivation is written
+/// here; every value comes from the recording.
+pub fn unstreamed(wire: Wire, exchange: &Exchange) -> Value {
+    let events = exchange.events();
+    match wire {
+        Wire::Responses => events
+            .iter()
+            .rev()
+            .find(|e| e["type"] == "response.completed" || e["type"] == "response.incomplete")
+            .map(|e| e["response"].clone())
+            .unwrap_or(Value::Null),
+        Wire::Claude => claude_stream_message(exchange),
+        Wire::Chat => {
+            let mut content = String::new();
+            let mut calls: Vec<Value> = Vec::new();
+            let mut finish = Value::Null;
+            let mut usage = Value::Null;
+            let mut model = Value::Null;
+            for e in &events {
+                if e.get("usage").is_some_and(|u| !u.is_null()) {
+                    usage = e["usage"].clone();
+                }
+                if e.get("model").is_some() {
+                    model = e["model"].clone();
+                }
+                for c in e["choices"].as_array().into_iter().flatten() {
+                    content.push_str(&s(&c["delta"], "content"));
+                    for t in c["delta"]["tool_calls"].as_array().into_iter().flatten() {
+                        let i = t["index"].as_u64().unwrap() as usize;
+                        while calls.len() <= i {
+                            calls.push(serde_json::json!({"id": "", "type": "function",
+                                "function": {"name": "", "arguments": ""}}));
+                        }
+                        let call = &mut calls[i];
+                        call["id"] = Value::String(s(call, "id") + &s(t, "id"));
+                        for key in ["name", "arguments"] {
+                            let joined = s(&call["function"], key) + &s(&t["function"], key);
+                            call["function"][key] = Value::String(joined);
+                        }
+                    }
+                    if c["finish_reason"].is_string() {
+                        finish = c["finish_reason"].clone();
+                    }
+                }
+            }
+            let mut message = serde_json::json!({"role": "assistant", "content": content});
+            if !calls.is_empty() {
+                message["tool_calls"] = Value::Array(calls);
+            }
+            serde_json::json!({
+                "object": "chat.completion",
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            })
+        }
+        Wire::Gemini => {
+            let mut parts: Vec<Value> = Vec::new();
+            let mut finish = Value::Null;
+            let mut usage = Value::Null;
+            for e in &events {
+                let candidate = &e["candidates"][0];
+                parts.extend(
+                    candidate["content"]["parts"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .cloned(),
+                );
+                if candidate["finishReason"].is_string() {
+                    finish = candidate["finishReason"].clone();
+                }
+                if e.get("usageMetadata").is_some() {
+                    usage = e["usageMetadata"].clone();
+                }
+            }
+            serde_json::json!({
+                "candidates": [{"content": {"role": "model", "parts": parts},
+                                "finishReason": finish}],
+                "usageMetadata": usage,
+            })
+        }
+    }
 }
 
 /// A model that hands the loop an empty answer after recording what the transport returned,
