@@ -150,6 +150,11 @@ impl ServerHandler for TestServer {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let text = |key: &str| args[key].as_str().unwrap_or_default().to_owned();
         let result = match request.name.as_ref() {
+            "weather" if args.get("city").is_none() => {
+                CallToolResult::error(vec![ContentBlock::text(
+                    "weather needs a city: pass {\"city\": \"<name>\"}",
+                )])
+            }
             "weather" => CallToolResult::success(vec![ContentBlock::text(format!(
                 "sunny in {}",
                 text("city")
@@ -286,11 +291,21 @@ fn mcp_tool_call_goes_to_the_server_and_its_text_is_the_output() -> Result<(), F
     assert_eq!(answer.name, "weather");
     assert_eq!(answer.output, Some(json!("sunny in Paris")));
     assert!(answer.content.is_empty());
-    // The schema the server listed is enforced before the call leaves.
+    // The server judges its own arguments: a call off its listed schema reaches it, and its
+    // error answer is a fail for the model, not the end of the run.
     let err = block_on(server.tools()[0].call(json!({"town": "Paris"}))).unwrap_err();
-    assert!(
-        err.to_string().contains("does not match its schema"),
-        "{err}"
+    assert_eq!(
+        err.fail_text(),
+        Some("weather needs a city: pass {\"city\": \"<name>\"}")
+    );
+    // Arguments that are not an object cannot be sent over MCP: a fail saying so.
+    let err = block_on(server.tools()[0].call(json!("Paris"))).unwrap_err();
+    assert_eq!(
+        err.fail_text(),
+        Some(
+            "weather takes its arguments as a JSON object, not a JSON string: call it again with \
+             an object of its parameters"
+        )
     );
     Ok(())
 }

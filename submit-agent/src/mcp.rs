@@ -6,6 +6,9 @@
 //! and lists the server's tools; [`McpServer::tools`] gives each as a [`Tool`] with the name,
 //! description and input schema the server lists. A call goes to the server:
 //!
+//! - the arguments go as the model wrote them: the server judges them against its own schema
+//!   (it may recover a mistake the schema alone would refuse, a JSON-encoded object say), and
+//!   arguments that are not a JSON object are answered to the model as a fail without a call;
 //! - a result with `isError: true` is a [`fail`](ToolError::fail_message) answered to the
 //!   model, whose text is the result's text;
 //! - otherwise the response output is the result's `structuredContent` when present, else its
@@ -375,7 +378,10 @@ fn mcp_tool(connection: &Arc<Connection>, tool: ::rmcp::model::Tool) -> Tool {
         wire: None,
     };
     let connection = Arc::clone(connection);
-    Tool::from_fn(definition, move |_ctx: ToolContext, input: Value| {
+    // The server judges its own arguments: a call that does not match the listed schema goes
+    // to it as written (the model's mistake may be one the server recovers, a JSON-encoded
+    // object, say), and its error answer reaches the model as a fail instead of ending the run.
+    Tool::from_fn_judged_remotely(definition, move |_ctx: ToolContext, input: Value| {
         let connection = Arc::clone(&connection);
         let name = name.clone();
         async move { call(&connection, name, input).await }
@@ -391,8 +397,9 @@ async fn call(
         Value::Null => None,
         Value::Object(map) => Some(map),
         other => {
-            return Err(ToolError::msg(format!(
-                "MCP tool {name:?}: arguments must be a JSON object, not {}",
+            return Err(ToolError::fail_message(format!(
+                "{name} takes its arguments as a JSON object, not a JSON {}: call it again with an \
+                 object of its parameters",
                 crate::message::json_type(&other)
             )))
         }

@@ -234,6 +234,24 @@ impl Tool {
         )
     }
 
+    /// A tool whose input is judged by whoever runs it (an MCP server validates its own
+    /// arguments and answers a mismatch as an error the model can act on): the definition's
+    /// input schema is shown to the model but not checked here.
+    pub(crate) fn from_fn_judged_remotely<F, Fut>(definition: ToolDefinition, function: F) -> Tool
+    where
+        F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let mut tool = Tool::assemble(
+            definition,
+            Box::new(move |ctx, input| function(ctx, input).boxed()),
+        );
+        if let Some(inner) = Arc::get_mut(&mut tool.inner) {
+            inner.input = None;
+        }
+        tool
+    }
+
     fn assemble(definition: ToolDefinition, run: Box<RunFn>) -> Tool {
         let input = compile(&definition.input_schema);
         let output = definition.output_schema.as_ref().and_then(compile);
