@@ -113,6 +113,11 @@ pub struct McpArgs {
     /// finding rejects the submit back to the model, a failing command fails the call.
     #[arg(long, value_name = "CMD", value_parser = NonEmptyStringValueParser::new())]
     pub validate: Option<String>,
+    /// Seconds the `--validate` command may run on one payload; past it, the command is
+    /// killed and the call fails, naming the limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "validate",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub validate_timeout: u64,
 }
 
 /// The wire format, as spelled on the command line.

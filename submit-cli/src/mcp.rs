@@ -65,7 +65,11 @@ pub fn serve(tool: SubmitTool<Value>, args: &McpArgs) -> Result<(), CliError> {
             Sink::Nowhere
         }
     };
-    let server = SubmitServer::new(tool, sink, args.validate.clone());
+    let validate = args
+        .validate
+        .clone()
+        .map(|command| (command, Duration::from_secs(args.validate_timeout)));
+    let server = SubmitServer::new(tool, sink, validate);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -238,8 +242,8 @@ struct Shared {
     tool: SubmitTool<Value>,
     /// The tool as MCP lists it.
     listed: Tool,
-    /// The `--validate` command.
-    validate: Option<String>,
+    /// The `--validate` command and how long it may run.
+    validate: Option<(String, Duration)>,
     /// Held for a whole submit, so that two submits in flight commit one result.
     gate: Mutex<Gate>,
 }
@@ -252,7 +256,7 @@ pub struct SubmitServer {
 
 impl SubmitServer {
     /// A server for `tool` writing its result to `sink`.
-    fn new(tool: SubmitTool<Value>, sink: Sink, validate: Option<String>) -> Self {
+    fn new(tool: SubmitTool<Value>, sink: Sink, validate: Option<(String, Duration)>) -> Self {
         let listed = listed_tool(&tool);
         SubmitServer {
             shared: Arc::new(Shared {
@@ -298,8 +302,8 @@ impl SubmitServer {
             }
             Outcome::Accepted(accepted) => accepted,
         };
-        if let Some(command) = &shared.validate {
-            let findings = run_validator(command, &accepted.response)
+        if let Some((command, limit)) = &shared.validate {
+            let findings = run_validator(command, &accepted.response, *limit)
                 .await
                 .map_err(|error| {
                     tracing::error!(%error, "result validation failed");
@@ -471,6 +475,16 @@ pub enum ValidatorError {
         /// Its exit status.
         status: std::process::ExitStatus,
     },
+    /// It ran past its time limit and was killed.
+    #[error(
+        "`{command}` ran past {seconds} s and was killed: make it faster or raise --validate-timeout"
+    )]
+    TimedOut {
+        /// The command.
+        command: String,
+        /// The limit, in seconds.
+        seconds: u64,
+    },
     /// Its standard output was not a JSON array of findings.
     #[error("`{command}` printed no JSON array of findings: {reason}")]
     NotFindings {
@@ -483,7 +497,13 @@ pub enum ValidatorError {
 
 /// Runs `command` through the shell with `payload` as JSON on its standard input, and reads
 /// its findings from its standard output. Its standard error is this process's.
-pub async fn run_validator(command: &str, payload: &Value) -> Result<Vec<Finding>, ValidatorError> {
+/// A command still running after `limit` is killed (the child is dropped with
+/// `kill_on_drop`) and reported as [`ValidatorError::TimedOut`].
+pub async fn run_validator(
+    command: &str,
+    payload: &Value,
+    limit: Duration,
+) -> Result<Vec<Finding>, ValidatorError> {
     let mut shell = shell(command);
     shell
         .stdin(Stdio::piped())
@@ -502,9 +522,12 @@ pub async fn run_validator(command: &str, payload: &Value) -> Result<Vec<Finding
             let _ = stdin.shutdown().await;
         })
     });
-    let output = child
-        .wait_with_output()
+    let output = tokio::time::timeout(limit, child.wait_with_output())
         .await
+        .map_err(|_elapsed| ValidatorError::TimedOut {
+            command: command.to_owned(),
+            seconds: limit.as_secs(),
+        })?
         .map_err(|source| ValidatorError::Read {
             command: command.to_owned(),
             source,

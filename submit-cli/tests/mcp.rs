@@ -685,6 +685,127 @@ async fn failing_validator_fails_the_call_and_commits_nothing() {
     }
 }
 
+#[tokio::test]
+async fn hanging_validator_is_killed_at_its_timeout_and_the_call_fails() {
+    let dir = scratch("validate-hangs");
+    let out = dir.join("result.json");
+    let out_arg = out.display().to_string();
+    let server = stdio_server(&[
+        "--schema",
+        &schema(),
+        "--out",
+        &out_arg,
+        "--validate",
+        "sleep 600",
+        "--validate-timeout",
+        "1",
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    let error = call(&server.client, "submit_result", clean_arguments())
+        .await
+        .unwrap_err();
+    // Well under the command's 600 s: the limit of 1 s ended it.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    let ServiceError::McpError(error) = error else {
+        panic!("not a JSON-RPC error: {error:?}");
+    };
+    assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+    assert_eq!(
+        error.message,
+        "result validation: `sleep 600` ran past 1 s and was killed: make it faster or raise \
+         --validate-timeout"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+    // Nothing was committed, and the server still serves.
+    assert_eq!(server.client.list_all_tools().await.unwrap().len(), 1);
+    server.close().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// the loop's MCP client (submit-agent, feature `mcp`) over streamable HTTP
+// ------------------------------------------------------------------------------------------
+
+/// The other half of the MCP work, on loopback: the agent loop registers this server's tool
+/// through `McpServer::http` and a scripted model submits through it, declined first, then
+/// clean. The rmcp client above checks the server; this checks the loop's client over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_loops_mcp_client_lists_and_calls_this_server_over_http() {
+    use submit_agent::mcp::McpServer;
+    use submit_agent::{Agent, Message, Part, ScriptedModel};
+
+    let mut server = http_server(&["--schema", &schema()]).await;
+    let mcp = tokio::time::timeout(PATIENCE, McpServer::http(server.url.clone()).connect())
+        .await
+        .expect("the loop's client connects in time")
+        .unwrap();
+    let tools = mcp.tools();
+    assert_eq!(tools.len(), 1);
+    let listed = server.connect().await.list_all_tools().await.unwrap();
+    let definition = tools[0].definition();
+    assert_eq!(definition.name, "submit_result");
+    assert_eq!(
+        definition.description,
+        listed[0].description.as_deref().unwrap()
+    );
+    assert_eq!(
+        definition.input_schema,
+        Value::Object((*listed[0].input_schema).clone())
+    );
+
+    let declined = sample_input("claude_stringified_declined.json");
+    let model = ScriptedModel::new()
+        .then_message(vec![Part::tool_request("submit_result", None, declined)])
+        .then_message(vec![Part::tool_request(
+            "submit_result",
+            None,
+            clean_arguments(),
+        )])
+        .then_text("Submitted.");
+    let agent = tools
+        .into_iter()
+        .fold(Agent::new(model), |agent, tool| agent.tool(tool));
+    let response = tokio::time::timeout(PATIENCE, agent.generate(vec![Message::user("Triage.")]))
+        .await
+        .expect("the run ends in time")
+        .unwrap();
+    assert_eq!(response.text(), "Submitted.");
+    let answers: Vec<&Part> = response
+        .messages
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter(|p| p.as_tool_response().is_some())
+        .collect();
+    assert_eq!(answers.len(), 2);
+    // The declined submit came back as a fail the model can act on, with the server's hint.
+    assert!(answers[0].is_tool_error());
+    let hint = answers[0]
+        .as_tool_response()
+        .unwrap()
+        .output
+        .clone()
+        .unwrap();
+    let expected_hint = parse_output(
+        &["--schema", &schema()],
+        &sample_input("claude_stringified_declined.json"),
+    );
+    assert_eq!(
+        hint,
+        json!({"error": expected_hint["tool_result"]["error"]})
+    );
+    // The clean one was accepted and written.
+    assert!(!answers[1].is_tool_error());
+    let line: Value = serde_json::from_str(&server.stdout_line().await).unwrap();
+    assert_eq!(
+        line,
+        parse_output(&["--schema", &schema()], &clean_arguments())
+    );
+}
+
 // ------------------------------------------------------------------------------------------
 // logs
 // ------------------------------------------------------------------------------------------
