@@ -84,6 +84,32 @@ fn call(wire: Wire, model: &str, replies: Vec<Reply>, streamed: bool) -> Replaye
     }
 }
 
+/// `wire`'s transport reading a recorded event stream from memory.
+fn decode_stream<'a>(
+    wire: Wire,
+    model: &str,
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+) -> ModelResponse {
+    let decoded = match wire {
+        Wire::Claude => Claude::new(model).decode_stream(pieces),
+        Wire::Gemini => Gemini::new(model).decode_stream(pieces),
+        Wire::Chat => OpenAiChat::new(model).decode_stream(pieces),
+        Wire::Responses => OpenAiResponses::new(model).decode_stream(pieces),
+    };
+    decoded.unwrap()
+}
+
+/// `wire`'s transport reading a recorded JSON body from memory.
+fn decode_body(wire: Wire, model: &str, body: &[u8]) -> ModelResponse {
+    let decoded = match wire {
+        Wire::Claude => Claude::new(model).decode_body(body),
+        Wire::Gemini => Gemini::new(model).decode_body(body),
+        Wire::Chat => OpenAiChat::new(model).decode_body(body),
+        Wire::Responses => OpenAiResponses::new(model).decode_body(body),
+    };
+    decoded.unwrap()
+}
+
 /// The typed transport error under a model error.
 fn transport_error(e: &ModelError) -> TransportError {
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
@@ -162,6 +188,24 @@ fn check(wire: Wire, file: &str) -> Vec<ModelResponse> {
             if how == "whole" {
                 out.push(r.response().clone());
             }
+        }
+        // The same answer read from memory, without a server, in the same pieces.
+        if ex.streamed {
+            for size in [1, 61, usize::MAX] {
+                let pieces = ex.body.chunks(size.min(ex.body.len().max(1)));
+                let decoded = decode_stream(wire, &model, pieces);
+                assert_eq!(
+                    parsed(wire, &decoded),
+                    expected,
+                    "{label} decoded in {size}-byte pieces"
+                );
+            }
+        } else {
+            assert_eq!(
+                parsed(wire, &decode_body(wire, &model, &ex.body)),
+                expected,
+                "{label} decoded"
+            );
         }
     }
     out

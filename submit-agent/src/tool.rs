@@ -237,6 +237,7 @@ impl Tool {
     /// A tool whose input is judged by whoever runs it (an MCP server validates its own
     /// arguments and answers a mismatch as an error the model can act on): the definition's
     /// input schema is shown to the model but not checked here.
+    #[cfg(feature = "mcp")]
     pub(crate) fn from_fn_judged_remotely<F, Fut>(definition: ToolDefinition, function: F) -> Tool
     where
         F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,

@@ -10,7 +10,7 @@ use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
 };
-use super::{http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -174,6 +174,7 @@ impl Claude {
 }
 
 model_via_send!(Claude);
+decoders!(Claude);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

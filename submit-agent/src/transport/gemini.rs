@@ -11,7 +11,7 @@ use super::wire::{
     append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
     with_meta,
 };
-use super::{http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -176,6 +176,7 @@ impl Gemini {
 }
 
 model_via_send!(Gemini);
+decoders!(Gemini);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

@@ -5,10 +5,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::Value;
 
-use super::sse::{read_stream, Assemble, Events};
+use super::sse::{events, next_event, read_stream, Assemble, Events, Limits, Meter, Unread};
 use super::{ApiKey, TransportError};
 use crate::stream::ModelStream;
 
@@ -86,6 +85,7 @@ pub(crate) struct Http {
     pub(crate) base_url: String,
     timeout: Duration,
     retry: Retry,
+    pub(super) limits: Limits,
     client: Arc<Mutex<Option<reqwest::Client>>>,
 }
 
@@ -109,6 +109,7 @@ impl Http {
             base_url: base_url.to_owned(),
             timeout: Duration::from_secs(600),
             retry: Retry::default(),
+            limits: Limits::default(),
             client: Arc::new(Mutex::new(None)),
         }
     }
@@ -124,6 +125,13 @@ impl Http {
     pub(crate) fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
         self.client = Arc::new(Mutex::new(None));
+    }
+
+    pub(crate) fn set_stream_limits(&mut self, event_bytes: usize, stream_bytes: usize) {
+        self.limits = Limits {
+            event_bytes,
+            stream_bytes,
+        };
     }
 
     pub(crate) fn set_retry(&mut self, retry: Retry) {
@@ -180,8 +188,18 @@ pub(crate) async fn execute<A: Assemble>(
                 Opened::Stream(..) => Err(TransportError::Client("a body was expected".into())),
             },
             Some((sink, assembler)) => match open(&http, &prepared, true).await? {
-                Opened::Stream(events, first) => {
-                    read_stream(&http, events, first, assembler, &sink).await
+                Opened::Stream(events, meter, first) => {
+                    let broken = |source| describe(&http, source, 1).to_string();
+                    read_stream(
+                        http.provider,
+                        events,
+                        &meter,
+                        Some(first),
+                        assembler,
+                        &sink,
+                        broken,
+                    )
+                    .await
                 }
                 Opened::Body(_) => Err(TransportError::Client("a stream was expected".into())),
             },
@@ -212,6 +230,22 @@ pub(super) fn network(http: &Http, e: &reqwest::Error, attempts: u32) -> Transpo
     }
 }
 
+/// The typed error of a failed connection under a stream.
+fn describe(
+    http: &Http,
+    source: Box<dyn std::error::Error + Send + Sync>,
+    attempts: u32,
+) -> TransportError {
+    match source.downcast::<reqwest::Error>() {
+        Ok(e) => network(http, &e.without_url(), attempts),
+        Err(other) => TransportError::Network {
+            provider: http.provider,
+            message: other.to_string(),
+            attempts,
+        },
+    }
+}
+
 /// Runs `future` on the caller's tokio runtime or the crate's own (see [`crate::runtime`]).
 async fn on_runtime<T, F>(future: F) -> Result<T, TransportError>
 where
@@ -231,7 +265,7 @@ where
 /// A successful attempt: the JSON body, or the event stream with its first event read.
 enum Opened {
     Body(Value),
-    Stream(Events, eventsource_stream::Event),
+    Stream(Events, Meter, sse_stream::Sse),
 }
 
 /// A failed attempt: its error, whether it may be retried, and the wait the answer asked for.
@@ -348,20 +382,12 @@ async fn attempt(
             false,
         ));
     }
-    use eventsource_stream::Eventsource as _;
-    let mut events: Events = Box::pin(response.bytes_stream().eventsource());
-    match events.next().await {
-        Some(Ok(first)) => Ok(Opened::Stream(events, first)),
-        Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
-            Err(fail(network(http, &e.without_url(), n), true))
-        }
-        Some(Err(e)) => Err(fail(
-            TransportError::Stream {
-                provider: http.provider,
-                message: format!("event 1: {e}"),
-            },
-            false,
-        )),
+    let (events, meter) = events(response.bytes_stream(), http.limits);
+    let mut events: Events = Box::pin(events);
+    match next_event(http.provider, &mut events, &meter, 0).await {
+        Some(Ok(first)) => Ok(Opened::Stream(events, meter, first)),
+        Some(Err(Unread::Source(source))) => Err(fail(describe(http, source, n), true)),
+        Some(Err(Unread::Malformed(error))) => Err(fail(error, false)),
         None => Err(fail(
             TransportError::Stream {
                 provider: http.provider,

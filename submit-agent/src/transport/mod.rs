@@ -13,7 +13,15 @@
 //!   message; its `send` method returns it, the [`Model`](crate::Model) impl turns it into text;
 //! - streams over server-sent events when the run streams, passing text, reasoning and
 //!   finished tool calls to the chunk sink and assembling the same response the non-streaming
-//!   call returns.
+//!   call returns;
+//! - bounds what a stream may hold: one event at most [`MAX_EVENT_BYTES`] (16 MiB) of the
+//!   stream, the whole stream at most [`MAX_STREAM_BYTES`] (256 MiB), both set with
+//!   `stream_limits`; past either, the call fails with [`TransportError::Stream`] naming the
+//!   limit. While a stream is read, the framing holds at most one event's bytes and one
+//!   network chunk; the assembled answer grows with the stream, within its limit;
+//! - reads answers already received, a recording or a log, without sending anything:
+//!   `decode_body` for a JSON body, `decode_stream` for an event stream in the pieces it came
+//!   in, each giving the response `send` would return.
 //!
 //! No key or payload is ever logged; `Debug` shows the key as `<redacted>`.
 //!
@@ -68,6 +76,7 @@ pub use http::Retry;
 pub use openai_chat::OpenAiChat;
 #[cfg(feature = "openai-responses")]
 pub use openai_responses::OpenAiResponses;
+pub use sse::{MAX_EVENT_BYTES, MAX_STREAM_BYTES};
 
 /// An API key; its `Debug` form never shows it.
 ///
@@ -241,6 +250,15 @@ macro_rules! http_builder {
                 self
             }
 
+            /// Sets how many bytes one event of a streamed answer, and the whole stream, may
+            /// take (default [`MAX_EVENT_BYTES`](crate::transport::MAX_EVENT_BYTES) and
+            /// [`MAX_STREAM_BYTES`](crate::transport::MAX_STREAM_BYTES)); past either, the call
+            /// fails with [`TransportError::Stream`](crate::transport::TransportError::Stream).
+            pub fn stream_limits(mut self, event_bytes: usize, stream_bytes: usize) -> Self {
+                self.http.set_stream_limits(event_bytes, stream_bytes);
+                self
+            }
+
             /// Sets the retry policy (default: 3 attempts, 500 ms doubling, at most 30 s).
             pub fn retry(mut self, retry: $crate::transport::Retry) -> Self {
                 self.http.set_retry(retry);
@@ -250,6 +268,46 @@ macro_rules! http_builder {
     };
 }
 pub(crate) use http_builder;
+
+/// Reading answers already received: a JSON body, or an event stream in the pieces it came
+/// in. Each provider file defines `PROVIDER`, `parse_response` and its `Assembler`.
+macro_rules! decoders {
+    ($ty:ty) => {
+        impl $ty {
+            /// Reads an answer's JSON body already received (a recording, a log) into the
+            /// response [`send`](Self::send) would return for it.
+            pub fn decode_body(
+                &self,
+                body: &[u8],
+            ) -> Result<$crate::model::ModelResponse, $crate::transport::TransportError> {
+                let body: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
+                    $crate::transport::TransportError::Response {
+                        provider: PROVIDER,
+                        message: format!("the body is not JSON: {e}"),
+                    }
+                })?;
+                parse_response(&body)
+            }
+
+            /// Assembles an answer's event stream already received, in the pieces it came in,
+            /// into the response a streamed [`send`](Self::send) would return for it, with the
+            /// same [limits](Self::stream_limits) and errors.
+            pub fn decode_stream<'a>(
+                &self,
+                chunks: impl IntoIterator<Item = &'a [u8]>,
+            ) -> Result<$crate::model::ModelResponse, $crate::transport::TransportError> {
+                let body = $crate::transport::sse::decode_stream(
+                    PROVIDER,
+                    self.http.limits,
+                    chunks,
+                    Assembler::default(),
+                )?;
+                parse_response(&body)
+            }
+        }
+    };
+}
+pub(crate) use decoders;
 
 /// `Model` for a transport: its typed `send`, with the typed error kept as the source.
 macro_rules! model_via_send {

@@ -11,7 +11,7 @@ use super::wire::{
     arguments_text, arguments_value, count, error_text, media_url, mime, nested, output_text,
     system_text,
 };
-use super::{http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -148,6 +148,7 @@ impl OpenAiChat {
 }
 
 model_via_send!(OpenAiChat);
+decoders!(OpenAiChat);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

@@ -11,7 +11,7 @@ use super::wire::{
     append_text, arguments_text, arguments_value, count, error_text, media_url, meta, mime, nested,
     output_text, system_text, with_meta,
 };
-use super::{http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, TransportError};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -164,6 +164,7 @@ impl OpenAiResponses {
 }
 
 model_via_send!(OpenAiResponses);
+decoders!(OpenAiResponses);
 
 fn refuse(message: impl Into<String>) -> TransportError {
     TransportError::Request {

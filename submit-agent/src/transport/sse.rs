@@ -1,10 +1,16 @@
 //! Server-sent event streams: reading the events of an answer and handing each to the
 //! provider's assembler, which passes chunks to the sink and builds the answer.
 
-use futures::StreamExt;
-use serde_json::Value;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use super::http::{network, Http};
+use bytes::Buf;
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+use sse_stream::{Sse, SseStream};
+
 use super::TransportError;
 use crate::message::{Chunk, Part};
 use crate::stream::ModelStream;
@@ -48,17 +54,142 @@ pub(crate) fn emit_delta(
     )
 }
 
+/// The most bytes of a stream one event may take unless set otherwise (16 MiB).
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
+/// The most bytes a whole stream may take unless set otherwise (256 MiB).
+pub const MAX_STREAM_BYTES: usize = 256 << 20;
+
+/// How many bytes one event, and a whole stream, may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) event_bytes: usize,
+    pub(crate) stream_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            event_bytes: MAX_EVENT_BYTES,
+            stream_bytes: MAX_STREAM_BYTES,
+        }
+    }
+}
+
+/// What cut the bytes under an event stream short.
+#[derive(Debug, thiserror::Error)]
+enum Cut {
+    /// The bytes' own source failed (the connection).
+    #[error("{0}")]
+    Source(Box<dyn std::error::Error + Send + Sync>),
+    /// An event or the stream outgrew its limit.
+    #[error("{0}")]
+    Limit(String),
+}
+
+/// Bytes read since the last event, shared by the metered bytes and the reader of events.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Meter(Arc<AtomicUsize>);
+
+impl Meter {
+    fn add(&self, bytes: usize) -> usize {
+        self.0
+            .fetch_add(bytes, Ordering::Relaxed)
+            .saturating_add(bytes)
+    }
+
+    fn reset(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
+}
+
 /// The server-sent events of an answer.
-pub(super) type Events = std::pin::Pin<
-    Box<
-        dyn futures::Stream<
-                Item = Result<
-                    eventsource_stream::Event,
-                    eventsource_stream::EventStreamError<reqwest::Error>,
-                >,
-            > + Send,
-    >,
->;
+pub(super) type Events = Pin<Box<dyn Stream<Item = Result<Sse, sse_stream::Error>> + Send>>;
+
+/// The events of `bytes`, framed by `sse-stream` (one pass over each byte). Each chunk is
+/// counted: once the bytes since the last event pass `limits.event_bytes`, or the whole
+/// stream passes `limits.stream_bytes`, the stream ends with an error naming the limit. What
+/// the framing holds at any time is at most one event's bytes and one chunk.
+pub(super) fn events<S, B, E>(
+    bytes: S,
+    limits: Limits,
+) -> (impl Stream<Item = Result<Sse, sse_stream::Error>>, Meter)
+where
+    S: Stream<Item = Result<B, E>>,
+    B: Buf,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let meter = Meter::default();
+    let since_event = meter.clone();
+    let mut total = 0usize;
+    let metered = bytes.map(move |item| {
+        let chunk = item.map_err(|e| Cut::Source(Box::new(e)))?;
+        let n = chunk.remaining();
+        total = total.saturating_add(n);
+        if total > limits.stream_bytes {
+            return Err(Cut::Limit(format!(
+                "the stream is past {} bytes, the most a stream may take; raise it with \
+                 stream_limits(..) if the provider's answers are this long",
+                limits.stream_bytes
+            )));
+        }
+        if since_event.add(n) > limits.event_bytes {
+            return Err(Cut::Limit(format!(
+                "an event is past {} bytes, the most one event may take; raise it with \
+                 stream_limits(..) if the provider's events are this large",
+                limits.event_bytes
+            )));
+        }
+        Ok(chunk)
+    });
+    (SseStream::from_bytes_stream(metered), meter)
+}
+
+/// Why the next event could not be read.
+pub(super) enum Unread {
+    /// The connection under the stream failed.
+    Source(Box<dyn std::error::Error + Send + Sync>),
+    /// The stream is malformed or outgrew a limit.
+    Malformed(TransportError),
+}
+
+/// The next event that carries data (events without data dispatch nothing, as the SSE
+/// standard says), with the meter reset for the one after it.
+pub(super) async fn next_event<S>(
+    provider: &'static str,
+    events: &mut S,
+    meter: &Meter,
+    number: usize,
+) -> Option<Result<Sse, Unread>>
+where
+    S: Stream<Item = Result<Sse, sse_stream::Error>> + Unpin,
+{
+    loop {
+        let event = match events.next().await? {
+            Ok(event) => event,
+            Err(sse_stream::Error::Body(source)) => {
+                return Some(Err(match source.downcast::<Cut>() {
+                    Ok(cut) => match *cut {
+                        Cut::Source(source) => Unread::Source(source),
+                        Cut::Limit(message) => {
+                            Unread::Malformed(TransportError::Stream { provider, message })
+                        }
+                    },
+                    Err(other) => Unread::Source(other),
+                }))
+            }
+            Err(e) => {
+                return Some(Err(Unread::Malformed(TransportError::Stream {
+                    provider,
+                    message: format!("event {}: {e}", number + 1),
+                })))
+            }
+        };
+        meter.reset();
+        if event.data.is_some() {
+            return Some(Ok(event));
+        }
+    }
+}
 
 /// One server-sent event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -71,38 +202,46 @@ pub(crate) struct SseEvent {
     pub(crate) number: usize,
 }
 
-pub(super) async fn read_stream<A: Assemble>(
-    http: &Http,
-    mut events: Events,
-    first: eventsource_stream::Event,
+/// Reads `events` (after `first`, already read) into `assembler` until it says the answer is
+/// complete or the stream ends. A failed connection is [`TransportError::StreamBroken`],
+/// described by `broken`.
+pub(super) async fn read_stream<A, S>(
+    provider: &'static str,
+    mut events: S,
+    meter: &Meter,
+    first: Option<Sse>,
     mut assembler: A,
     sink: &ModelStream,
-) -> Result<Value, TransportError> {
-    let provider = http.provider;
+    broken: impl Fn(Box<dyn std::error::Error + Send + Sync>) -> String,
+) -> Result<Value, TransportError>
+where
+    A: Assemble,
+    S: Stream<Item = Result<Sse, sse_stream::Error>> + Unpin,
+{
     let malformed = |message: String| TransportError::Stream { provider, message };
     let mut complete = false;
     let mut number = 0;
-    let mut next = Some(first);
+    let mut next = first;
     while !complete {
         let event = match next.take() {
             Some(e) => e,
-            None => match events.next().await {
+            None => match next_event(provider, &mut events, meter, number).await {
                 Some(Ok(e)) => e,
-                Some(Err(eventsource_stream::EventStreamError::Transport(e))) => {
+                Some(Err(Unread::Source(source))) => {
                     return Err(TransportError::StreamBroken {
                         provider,
                         events: number,
-                        message: network(http, &e.without_url(), 1).to_string(),
+                        message: broken(source),
                     })
                 }
-                Some(Err(e)) => return Err(malformed(format!("event {}: {e}", number + 1))),
+                Some(Err(Unread::Malformed(error))) => return Err(error),
                 None => break,
             },
         };
         number += 1;
         let event = SseEvent {
-            event: Some(event.event).filter(|e| !e.is_empty() && e != "message"),
-            data: event.data,
+            event: event.event.filter(|e| !e.is_empty() && e != "message"),
+            data: event.data.unwrap_or_default(),
             number,
         };
         if event.data.trim() == "[DONE]" {
@@ -125,10 +264,32 @@ pub(super) async fn read_stream<A: Assemble>(
     assembler.finish(complete)
 }
 
+/// Assembles an event stream already received, in the pieces it arrived in, as a call
+/// streaming to no sink would: the same limits, the same errors.
+pub(crate) fn decode_stream<'a, A: Assemble>(
+    provider: &'static str,
+    limits: Limits,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    assembler: A,
+) -> Result<Value, TransportError> {
+    let sink = ModelStream {
+        stream: crate::stream::Stream::new(Arc::new(|_| Ok(()))),
+    };
+    let bytes = futures::stream::iter(chunks.into_iter().map(Ok::<_, Infallible>));
+    let (events, meter) = events(bytes, limits);
+    futures::executor::block_on(read_stream(
+        provider,
+        std::pin::pin!(events),
+        &meter,
+        None,
+        assembler,
+        &sink,
+        |source| source.to_string(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
 
     /// Feeds every assembler compiled in a list of hostile events: each must answer with a
