@@ -14,6 +14,10 @@ use crate::shapes::{declined_shape, ShapeCount, ShapeCounter};
 /// How many malformed lines are reported by number (the rest are only counted).
 pub const MALFORMED_KEPT: usize = 20;
 
+/// The longest line read as a call (16 MiB); a longer one is counted as malformed and skipped
+/// without being held, so memory stays within this and one reader buffer whatever the input.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
 /// A malformed line: its number (from 1) and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MalformedLine {
@@ -503,8 +507,9 @@ pub fn handler(
 
 /// Reads every line of `input`, handles each JSON line with `handle`, writes each outcome to
 /// `out` (when given) as one JSON line tagged with its line number, and returns the counts.
-/// A line that is empty, not JSON, or refused by `handle` is counted as malformed and skipped.
-/// Memory stays constant: one reused line buffer, bounded malformed and shape lists.
+/// A line that is empty, not JSON, refused by `handle`, or longer than [`MAX_LINE_BYTES`] is
+/// counted as malformed and skipped. Memory stays bounded: one reused line buffer of at most
+/// [`MAX_LINE_BYTES`], bounded malformed and shape lists.
 ///
 /// ```
 /// use serde_json::{json, Value};
@@ -537,9 +542,24 @@ pub fn handler(
 /// # Ok::<(), String>(())
 /// ```
 pub fn run<R, H>(
+    input: Input<R>,
+    out: Option<&mut dyn Write>,
+    handle: H,
+) -> Result<Summary, StreamError>
+where
+    R: BufRead,
+    H: FnMut(&Value) -> Result<Handled, String>,
+{
+    run_limited(input, out, handle, MAX_LINE_BYTES)
+}
+
+/// [`run`] with another line limit than [`MAX_LINE_BYTES`] (for tests of the limit).
+#[doc(hidden)]
+pub fn run_limited<R, H>(
     mut input: Input<R>,
     mut out: Option<&mut dyn Write>,
     mut handle: H,
+    max_line: usize,
 ) -> Result<Summary, StreamError>
 where
     R: BufRead,
@@ -550,16 +570,21 @@ where
     let mut progress = Progress::new(input.progress, input.size);
     loop {
         buffer.clear();
-        let read = input
-            .reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(StreamError::Read)?;
+        let (read, whole) =
+            read_line(&mut input.reader, &mut buffer, max_line).map_err(StreamError::Read)?;
         if read == 0 {
             break;
         }
         summary.lines += 1;
         let number = summary.lines;
-        progress.tick(number, read as u64);
+        progress.tick(number, read);
+        if !whole {
+            summary.record_malformed(
+                number,
+                &format!("longer than {max_line} bytes, the longest line read as a call"),
+            );
+            continue;
+        }
         let mut line = buffer.as_slice();
         line = line.strip_suffix(b"\n").unwrap_or(line);
         line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -597,6 +622,45 @@ where
         out.flush().map_err(StreamError::Write)?;
     }
     Ok(summary)
+}
+
+/// Reads one line (up to and including its `\n`) into `buffer`, keeping at most `max`
+/// bytes of it: the rest of a longer line is read and dropped. Returns the bytes read and
+/// whether the line was kept whole.
+fn read_line<R: BufRead>(
+    reader: &mut R,
+    buffer: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(u64, bool)> {
+    let mut read = 0u64;
+    let mut whole = true;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok((read, whole));
+        }
+        let (taken, done) = match memchr::memchr(b'\n', available) {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        if whole {
+            if buffer.len() + taken <= max.saturating_add(2) {
+                buffer.extend_from_slice(&available[..taken]);
+            } else {
+                whole = false;
+                buffer.clear();
+            }
+        }
+        reader.consume(taken);
+        read += taken as u64;
+        if done {
+            return Ok((read, whole));
+        }
+    }
 }
 
 /// A one-line progress display on standard error, redrawn at most ten times a second.
@@ -786,6 +850,32 @@ not json\n\
         assert_eq!(summary.clean, 1);
         let lines: Vec<u64> = summary.malformed_first.iter().map(|m| m.line).collect();
         assert_eq!(lines, [2]);
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_counted_malformed_and_the_next_is_read() {
+        let long = "x".repeat(100);
+        let input = format!(
+            "{{\"kind\":\"clean\"}}\n{long}\n{{\"kind\":\"clean\"}}\r\n{{\"kind\":\"payload\"}}"
+        );
+        let reader = std::io::BufReader::with_capacity(7, input.as_bytes());
+        let input = Input {
+            reader,
+            size: None,
+            progress: false,
+        };
+        let summary = run_limited(input, None, fake, 50).unwrap();
+        assert_eq!(
+            (summary.lines, summary.calls(), summary.malformed),
+            (4, 3, 1)
+        );
+        assert_eq!(
+            summary.malformed_first,
+            [MalformedLine {
+                line: 2,
+                reason: "longer than 50 bytes, the longest line read as a call".into()
+            }]
+        );
     }
 
     #[test]
