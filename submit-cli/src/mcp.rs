@@ -255,6 +255,13 @@ pub struct SubmitServer {
 }
 
 impl SubmitServer {
+    /// A server for `tool` that writes its accepted result nowhere and runs no validator, to
+    /// serve inside a program of your own over any rmcp transport (`rmcp::ServiceExt::serve`);
+    /// the fuzz target drives it this way.
+    pub fn unrecorded(tool: SubmitTool<Value>) -> Self {
+        SubmitServer::new(tool, Sink::Nowhere, None)
+    }
+
     /// A server for `tool` writing its result to `sink`.
     fn new(tool: SubmitTool<Value>, sink: Sink, validate: Option<(String, Duration)>) -> Self {
         let listed = listed_tool(&tool);

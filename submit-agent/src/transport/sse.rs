@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use bytes::Buf;
+use bytes::{Buf, Bytes};
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 use sse_stream::{Sse, SseStream};
@@ -121,9 +121,18 @@ where
     let meter = Meter::default();
     let since_event = meter.clone();
     let mut total = 0usize;
-    let metered = bytes.map(move |item| {
-        let chunk = item.map_err(|e| Cut::Source(Box::new(e)))?;
-        let n = chunk.remaining();
+    // One line a piece: the framing then finishes at most one event per piece, so an event
+    // it rejects is reported at its own position whatever pieces the stream came in, and
+    // each piece is counted as the framing takes it.
+    let lines = bytes.flat_map(|item| {
+        futures::stream::iter(match item {
+            Ok(mut chunk) => lines(chunk.copy_to_bytes(chunk.remaining())),
+            Err(e) => vec![Err(Cut::Source(Box::new(e)))],
+        })
+    });
+    let metered = lines.map(move |item| {
+        let line = item?;
+        let n = line.len();
         total = total.saturating_add(n);
         if total > limits.stream_bytes {
             return Err(Cut::Limit(format!(
@@ -139,9 +148,21 @@ where
                 limits.event_bytes
             )));
         }
-        Ok(chunk)
+        Ok(line)
     });
     (SseStream::from_bytes_stream(metered), meter)
+}
+
+/// `chunk` cut after each `\n` and each `\r` (a zero-copy split).
+fn lines(mut chunk: Bytes) -> Vec<Result<Bytes, Cut>> {
+    let mut pieces = Vec::new();
+    while let Some(end) = memchr::memchr2(b'\n', b'\r', &chunk) {
+        pieces.push(Ok(chunk.split_to(end + 1)));
+    }
+    if !chunk.is_empty() {
+        pieces.push(Ok(chunk));
+    }
+    pieces
 }
 
 /// Why the next event could not be read.
@@ -291,6 +312,60 @@ pub(crate) fn decode_stream<'a, A: Assemble>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An assembler that only counts the events it is given.
+    #[derive(Default)]
+    struct Count(usize);
+
+    impl Assemble for Count {
+        fn event(
+            &mut self,
+            _: &SseEvent,
+            _: Value,
+            _: &ModelStream,
+        ) -> Result<bool, TransportError> {
+            self.0 += 1;
+            Ok(false)
+        }
+
+        fn finish(self, _: bool) -> Result<Value, TransportError> {
+            Ok(Value::from(self.0))
+        }
+    }
+
+    /// Found by the `stream` fuzz target: a line the framing rejects, arriving in the same
+    /// piece as the events before it, was reported as event 1 (the events before it were
+    /// still queued); in smaller pieces, at its own position.
+    #[test]
+    fn a_line_that_is_not_sse_is_reported_at_its_event_whatever_the_pieces() {
+        let stream = "event: a\ndata: {}\n\nevent: b\r\ndata: {}\r\n\r\ndata: {}\r\rbogus\n\n";
+        for size in [stream.len(), 5, 1] {
+            let decoded = decode_stream(
+                "test",
+                Limits::default(),
+                stream.as_bytes().chunks(size),
+                Count::default(),
+            );
+            assert_eq!(
+                decoded,
+                Err(TransportError::Stream {
+                    provider: "test",
+                    message: "event 4: invalid line".into()
+                }),
+                "in pieces of {size}"
+            );
+        }
+        let clean = "data: 1\n\ndata: 2\r\n\r\ndata: 3\r\r";
+        for size in [clean.len(), 2, 1] {
+            let decoded = decode_stream(
+                "test",
+                Limits::default(),
+                clean.as_bytes().chunks(size),
+                Count::default(),
+            );
+            assert_eq!(decoded, Ok(Value::from(3)), "in pieces of {size}");
+        }
+    }
 
     /// Feeds every assembler compiled in a list of hostile events: each must answer with a
     /// value or an error, never panic.

@@ -1,0 +1,226 @@
+//! The seeds each target starts from, beside its saved corpus: built-in inputs, every vector
+//! of the parser's corpus (`tests/corpus/`), and every recorded provider answer
+//! (`tests/recordings/`), framed as the providers frame their streams.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The variable that asks a target's binary to write its seeds instead of fuzzing.
+pub const WRITE_TO: &str = "SUBMIT_FUZZ_SEEDS";
+
+/// Run when a target's binary starts: with [`WRITE_TO`] naming a directory, writes the seeds
+/// of `target` there, one file each, and exits (`fuzz/run` does this before each run).
+pub fn write_if_asked(target: &str) {
+    let Some(dir) = std::env::var_os(WRITE_TO) else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        seeds(target)
+            .iter()
+            .enumerate()
+            .try_for_each(|(n, seed)| std::fs::write(dir.join(format!("seed-{n:04}")), seed))
+    });
+    match written {
+        Ok(()) => std::process::exit(0),
+        Err(error) => {
+            eprintln!(
+                "cannot write the seeds of {target} to {}: {error}",
+                dir.display()
+            );
+            std::process::exit(1)
+        }
+    }
+}
+
+/// The seeds of `target` (one of [`crate::TARGETS`]).
+pub fn seeds(target: &str) -> Vec<Vec<u8>> {
+    match target {
+        "handle" => arguments().into_iter().map(String::into_bytes).collect(),
+        "tag" => tags().into_iter().map(String::into_bytes).collect(),
+        "stream" => streams(),
+        "triage" => triage(),
+        "mcp" => mcp(),
+        _ => Vec::new(),
+    }
+}
+
+/// Argument texts and calls: built-in, and from the parser's corpus.
+fn arguments() -> Vec<String> {
+    let obj = r#"{"summary":"all good"}"#;
+    let mut seeds: Vec<String> = vec![
+        json!({"reasoning": "done", "analysis": {"summary": "all good"}}).to_string(),
+        json!({"reasoning": "done", "analysis": format!("{obj}</analysis>\n</invoke>")}).to_string(),
+        json!({"reasoning": format!("p</reasoning>\n<parameter name=\"analysis\">{obj}")}).to_string(),
+        json!({"reasoning": format!("p\", \"analysis\": {obj}}}"), "analysis": null}).to_string(),
+        json!({"reasoning": format!("{{\"reasoning\":\"r\",\"analysis\":{obj}}}")}).to_string(),
+        json!({"reasoning": "r", "summary": "s", "blocked": true, "tags": ["a"]}).to_string(),
+        json!({"type": "tool_use", "id": "t", "name": "submit_result",
+               "input": {"reasoning": "r", "analysis": {"summary": "s"}}}).to_string(),
+        json!({"functionCall": {"name": "submit_result", "args": {"reasoning": "r", "analysis": obj}}})
+            .to_string(),
+        format!("{}}}\n</invoke>", json!({"reasoning": "r", "analysis": {"summary": "s"}})),
+        Value::from(json!({"reasoning": "r", "analysis": {"summary": "s"}}).to_string()).to_string(),
+        format!("```json\n{}\n```", json!({"reasoning": "r", "analysis": {"summary": "s"}})),
+        json!({"arguments": {"reasoning": "r", "analysis": {"summary": "s"}}}).to_string(),
+        r#"{"reasoning":"r","analysis":{"summary":"a","summary":"b"}}"#.to_owned(),
+        json!({"reasoning": "r", "summary": "s</parameter>\n</invoke>", "blocked": "true", "tags": "[\"a\"]"})
+            .to_string(),
+        json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}).to_string(),
+    ];
+    let Ok(entries) = std::fs::read_dir(root().join("tests/corpus")) else {
+        return seeds;
+    };
+    for entry in entries.flatten() {
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for vector in vectors {
+            if let Some(arguments) = vector.get("arguments") {
+                seeds.push(arguments.to_string());
+            }
+            if let Some(Value::String(text)) = vector.get("arguments_text") {
+                seeds.push(text.clone());
+            }
+            if let Some(call) = vector.get("call") {
+                seeds.push(call.to_string());
+            }
+        }
+    }
+    seeds
+}
+
+fn tags() -> Vec<String> {
+    [
+        "name=submit_decision,payloadDescription=Escalate\\, block\\, or approve.,flat",
+        "name=x,payload=analysis,omit_reasoning=true,success=ok",
+        "omitReasoning,payload=reasoning",
+        "nmae=x,flat=maybe,name=,payload=a b",
+        "description=a\\\\,b,name=n\\",
+        "",
+        " , ,flat=FALSE, omit_reasoning ",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// Each recorded answer, streamed or not, behind its provider's byte and a piece size.
+fn streams() -> Vec<Vec<u8>> {
+    let mut seeds = Vec::new();
+    for (index, dir) in ["claude", "gemini", "openai_chat", "openai_responses"]
+        .iter()
+        .enumerate()
+    {
+        let Ok(entries) = std::fs::read_dir(root().join("tests/recordings").join(dir)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            for body in bodies(&entry.path(), dir) {
+                let mut seed = vec![index as u8, 7];
+                seed.extend_from_slice(&body);
+                seeds.push(seed);
+            }
+        }
+    }
+    seeds
+}
+
+/// The answers a recording holds, each framed as its provider sends it.
+fn bodies(path: &Path, dir: &str) -> Vec<Vec<u8>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let name = path.to_string_lossy();
+    if name.ends_with(".yaml") {
+        let Ok(cassette) = serde_norway::from_str::<Value>(&text) else {
+            return Vec::new();
+        };
+        return cassette["interactions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|interaction| {
+                let response = &interaction["response"];
+                match response.pointer("/body/string") {
+                    Some(Value::String(body)) => Some(body.clone().into_bytes()),
+                    _ => serde_json::to_vec(&response["parsed_body"]).ok(),
+                }
+            })
+            .collect();
+    }
+    if name.ends_with(".chunks.txt") {
+        let named = dir == "claude" || dir == "openai_responses";
+        let mut body = String::new();
+        for line in text.lines().filter(|line| !line.trim().is_empty()) {
+            let kind = serde_json::from_str::<Value>(line)
+                .ok()
+                .and_then(|event| event["type"].as_str().map(str::to_owned));
+            if let (true, Some(kind)) = (named, kind) {
+                body.push_str(&format!("event: {kind}\n"));
+            }
+            body.push_str(&format!("data: {line}\n\n"));
+        }
+        if dir == "openai_chat" {
+            body.push_str("data: [DONE]\n\n");
+        }
+        return vec![body.into_bytes()];
+    }
+    vec![text.into_bytes()]
+}
+
+/// Files of calls: the corpus's calls a line, behind a provider's byte, and mixed junk.
+fn triage() -> Vec<Vec<u8>> {
+    let calls: Vec<String> = arguments()
+        .into_iter()
+        .filter(|text| serde_json::from_str::<Value>(text).is_ok())
+        .collect();
+    let mut seeds = Vec::new();
+    for provider in 0..4u8 {
+        let mut file = vec![provider];
+        for call in calls.iter().skip(usize::from(provider)).step_by(4).take(40) {
+            file.extend_from_slice(call.as_bytes());
+            file.push(b'\n');
+        }
+        seeds.push(file);
+    }
+    seeds
+        .push(b"\x00\xEF\xBB\xBF{\"type\":\"tool_use\"}\r\n\n   \nnot json\n\xff\xfe\n{}".to_vec());
+    seeds
+}
+
+/// MCP messages a host sends, good and bad, one a line.
+fn mcp() -> Vec<Vec<u8>> {
+    let call = |arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "submit_result", "arguments": arguments}})
+        .to_string()
+    };
+    [
+        call(json!({"reasoning": "r", "result": {"summary": "s"}})),
+        call(json!({"reasoning": "r", "result": "{\"summary\": \"s\"}"})),
+        call(json!({"reasoning": "r", "result": "{\"summary\": \"s\"} and more"})),
+        format!(
+            "{}\n{}",
+            call(json!({"reasoning": "r", "result": {"summary": "s"}})),
+            call(json!({"reasoning": "again", "result": {"summary": "t"}}))
+        ),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":5}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"other"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"resources/list"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#.to_owned(),
+        r#"[{"jsonrpc":"2.0","id":6,"method":"tools/list"}]"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#
+            .to_owned(),
+        "not json".to_owned(),
+    ]
+    .map(String::into_bytes)
+    .to_vec()
+}

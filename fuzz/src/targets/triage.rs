@@ -1,0 +1,88 @@
+//! The CLI's `triage` line reader. The input is a whole file of calls. Beyond "no panic":
+//! every line is counted, each as a call or as malformed; `--out` holds one outcome line per
+//! call, tagged with its input line, in order; the counts of kinds and causes add up; a line
+//! past the line limit (1 KiB here, `MAX_LINE_BYTES` in the tool) is malformed, not held.
+
+use std::sync::OnceLock;
+
+use serde_json::{json, Value};
+use submit_cli::triage::{handler, run_limited, Input};
+use submit_result::{Options, Provider, SubmitTool};
+
+const MAX_LINE: usize = 1024;
+
+fn tool() -> &'static SubmitTool<Value> {
+    static TOOL: OnceLock<SubmitTool<Value>> = OnceLock::new();
+    TOOL.get_or_init(|| {
+        let schema = json!({"type": "object", "properties": {"summary": {"type": "string"}},
+                            "required": ["summary"]});
+        match SubmitTool::from_json_schema(schema, Options::new()) {
+            Ok(tool) => tool,
+            Err(error) => panic!("the fuzz tool is valid: {error}"),
+        }
+    })
+}
+
+pub fn run(data: &[u8]) {
+    let [provider, file @ ..] = data else {
+        return;
+    };
+    let provider = Provider::ALL[usize::from(*provider) % Provider::ALL.len()];
+    let input = Input {
+        reader: std::io::BufReader::with_capacity(64, file),
+        size: None,
+        progress: false,
+    };
+    let mut out = Vec::new();
+    let summary = match run_limited(input, Some(&mut out), handler(tool(), provider), MAX_LINE) {
+        Ok(summary) => summary,
+        Err(error) => panic!("reading memory cannot fail: {error:?}"),
+    };
+    // Every line counted: each `\n` ends one, and bytes after the last one are one more.
+    let lines = file.split(|b| *b == b'\n').count() as u64
+        - u64::from(file.last().is_none_or(|b| *b == b'\n'));
+    assert_eq!(summary.lines, lines);
+    assert!(summary.malformed <= summary.lines);
+    // One outcome line per call, tagged with its input line, in order.
+    let written: Vec<Value> = out
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            serde_json::from_slice(line)
+                .unwrap_or_else(|error| panic!("--out line not JSON: {error}"))
+        })
+        .collect();
+    assert_eq!(written.len() as u64, summary.calls());
+    let numbers: Vec<u64> = written
+        .iter()
+        .filter_map(|line| line["line"].as_u64())
+        .collect();
+    assert_eq!(numbers.len(), written.len());
+    assert!(
+        numbers.windows(2).all(|pair| pair[0] < pair[1]),
+        "{numbers:?}"
+    );
+    assert!(numbers.iter().all(|n| (1..=summary.lines).contains(n)));
+    // The counts add up.
+    assert_eq!(
+        summary.accepted + summary.payload + summary.parameter,
+        summary.calls()
+    );
+    let kinds = summary.clean
+        + summary.stringified
+        + summary.reasoning_opener
+        + summary.reasoning_member
+        + summary.trailing_closers
+        + summary.stringified_arguments
+        + summary.fenced_arguments
+        + summary.wrapped_arguments
+        + summary.stringified_property
+        + summary.closing_markup;
+    assert!(kinds >= summary.accepted, "{summary:?}");
+    let causes = summary.undecodable_arguments
+        + summary.absent_or_mistyped
+        + summary.stringified_declined
+        + summary.reasoning_declined
+        + summary.swallowed_parameter;
+    assert_eq!(causes, summary.parameter, "{summary:?}");
+}
