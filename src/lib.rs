@@ -245,6 +245,9 @@ pub use submit_derive::SubmitResult;
 /// The tool loop and the executor.
 pub use submit_agent as agent;
 
+#[cfg(feature = "async-openai")]
+pub mod openai;
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -155,3 +155,29 @@ fn cli_mcp_feature_pulls_the_mcp_server_stack() {
         assert!(found.contains(name), "feature mcp lacks {name}");
     }
 }
+
+#[test]
+fn default_build_has_no_async_openai() {
+    for args in [&["-p", "submit-result"][..], &["-p", "submit-cli"][..]] {
+        let found = crates(args);
+        assert!(
+            !found.contains("async-openai"),
+            "{args:?} pulls async-openai"
+        );
+    }
+}
+
+#[test]
+fn async_openai_feature_pulls_its_types_and_no_http_stack() {
+    let found = crates(&[
+        "-p",
+        "submit-result",
+        "--no-default-features",
+        "--features",
+        "async-openai",
+    ]);
+    assert!(found.contains("async-openai"), "{found:?}");
+    for name in HTTP_STACK.iter().chain(&MCP_STACK) {
+        assert!(!found.contains(*name), "feature async-openai pulls {name}");
+    }
+}
