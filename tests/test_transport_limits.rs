@@ -13,41 +13,13 @@
 #[path = "transport/server.rs"]
 mod server;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, MAX_EVENT_BYTES,
 };
 use submit_result::agent::{Agent, Message};
 
-/// The system allocator, counting the bytes live and the most live at once.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: the caller's layout is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Tests that measure memory run one at a time.
-static MEASURING: Mutex<()> = Mutex::new(());
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 fn stream_error(result: Result<impl std::fmt::Debug, TransportError>) -> String {
     match result {
@@ -173,16 +145,13 @@ fn an_event_past_the_limit_over_http_fails_the_call() {
 /// at the event limit, and the memory held never passes it by more than a few pieces.
 #[test]
 fn an_endless_event_holds_no_more_than_the_event_limit() {
-    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let piece = vec![b'a'; 64 * 1024];
     let mut first = b"data: ".to_vec();
     first.extend_from_slice(&piece);
     let pieces =
         std::iter::once(first.as_slice()).chain(std::iter::repeat_n(piece.as_slice(), 4096));
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let message = stream_error(Claude::new("m").decode_stream(pieces));
-    let held = PEAK.load(Ordering::Relaxed) - before;
+    let (message, held) =
+        counting_alloc::peak_during(|| stream_error(Claude::new("m").decode_stream(pieces)));
     assert!(
         message.starts_with("an event is past 16777216 bytes"),
         "{message}"

@@ -2,37 +2,14 @@
 //! counted as malformed and skipped while memory stays within twice `MAX_LINE_BYTES` (the
 //! line buffer grows by doubling) and the reader's buffer. The input is written for this test.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufReader, Read};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
 use submit_cli::triage::{run, Handled, Input, MAX_LINE_BYTES};
 use submit_core::{Accepted, Outcome};
 
-/// The system allocator, counting the bytes live and the most live at once.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: the caller's layout is passed on unchanged.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "../../tests/support/counting_alloc.rs"]
+mod counting_alloc;
 
 /// `long` bytes of `a`, a newline, then `tail`, made as they are read (never held whole).
 struct Generated {
@@ -85,10 +62,7 @@ fn a_100_mib_line_is_skipped_in_bounded_memory_and_every_line_counted() {
             shape: None,
         })
     };
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let summary = run(input, None, handle).unwrap();
-    let held = PEAK.load(Ordering::Relaxed) - before;
+    let (summary, held) = counting_alloc::peak_during(|| run(input, None, handle).unwrap());
     assert_eq!(
         (summary.lines, summary.malformed, summary.calls()),
         (2, 1, 1)
