@@ -45,6 +45,24 @@
 //! - [`Options`] adjusts names, descriptions, `flat`, `omit_reasoning`, omitted fields, strict
 //!   mode and the Gemini schema form; [`Options::from_tag`] reads the tag grammar at run time.
 //! - [`agent`] is the tool loop whose executor ends a run on an accepted, validated submit.
+//!
+//! # Layers
+//!
+//! The crates, read bottom to top: each uses only the ones listed before it. Each crate's own
+//! documentation lists its files the same way.
+//!
+//! 1. `submit-meta`: the tool's metadata and the tag grammar, shared by the derive and
+//!    [`Options::from_tag`]; no dependencies.
+//! 2. `submit-core`: options, schemas, the four providers' definitions and call shapes, and
+//!    the parser ([`SubmitTool`]).
+//! 3. `submit-derive`: `#[derive(SubmitResult)]`, reading `#[submit_result(...)]` with
+//!    `submit-meta`.
+//! 4. `submit-agent`: the tool loop, its executor and middleware, the transports and MCP
+//!    ([`agent`]).
+//! 5. This crate: the public face (`lib.rs`), and the submit tool in other crates' types
+//!    behind their features (`openai.rs` for async-openai).
+//! 6. `submit-cli`: the `submit-result` command-line tool, on `submit-core` and
+//!    `submit-agent`.
 
 #![forbid(unsafe_code)]
 

@@ -12,6 +12,19 @@
 //!
 //! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
 //! exit with status 2 and one line on standard error. A rejected submit is a result: exit 0.
+//!
+//! # Layers
+//!
+//! Read bottom to top: each file uses only the ones listed before it.
+//!
+//! 1. `error.rs`: why a command failed, as the one line it prints.
+//! 2. `args.rs`: the command line, and the submit tool its options build.
+//! 3. `output.rs` and `shapes.rs`: the outcome JSON of `parse` and `triage --out`, and the
+//!    bounded view of what followed a declined payload.
+//! 4. `triage.rs`: many calls from a file, streamed and summarized.
+//! 5. `mcp/` (feature `mcp`): `validate.rs` runs the `--validate` command; `mod.rs` serves the
+//!    tool over MCP.
+//! 6. `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,6 +1,18 @@
 //! Implementation detail of the `submit-result` crate: `#[derive(SubmitResult)]`.
 //!
 //! The derive is documented where it is used, on `submit_result::SubmitResult`.
+//!
+//! # Stages
+//!
+//! One file a stage, read bottom to top: each uses only the ones listed before it.
+//!
+//! 1. `ctxt.rs`: collects every error of one derive, so all are reported at once.
+//! 2. `attr.rs`: reads `#[submit_result(...)]` in both spellings, and the `serde` attributes
+//!    the derive must know.
+//! 3. `ast.rs`: the typed model of the input, borrowing its `syn` nodes for spans.
+//! 4. `valid.rs`: the rules across the metadata and the shape of the type.
+//! 5. `expand.rs`: the `SubmitResult` impl, generated from the model alone.
+//! 6. `lib.rs`: the entry point, input to output.
 
 #![forbid(unsafe_code)]
 

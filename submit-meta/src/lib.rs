@@ -4,6 +4,10 @@
 //! `#[derive(SubmitResult)]` at compile time and `Options::from_tag` at run time so that both
 //! accept the same keys and report the same mistakes. It has no dependencies, so the derive
 //! stays light.
+//!
+//! One file, read top to bottom: the defaults, the keys ([`Key`]), the metadata they set
+//! ([`Metadata`]), the tag's lexing ([`split_tag`]) and name rules, the errors ([`Error`]),
+//! and the [`Builder`] that reads keys into metadata, collecting every error.
 
 #![forbid(unsafe_code)]
 
