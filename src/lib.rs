@@ -266,6 +266,9 @@ pub use submit_agent as agent;
 #[cfg(feature = "async-openai")]
 pub mod openai;
 
+#[cfg(feature = "rig")]
+pub mod rig;
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
