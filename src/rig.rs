@@ -93,7 +93,7 @@ impl<R> Clone for RigSubmitTool<R> {
     }
 }
 
-impl<R> std::fmt::Debug for RigSubmitTool<R> {
+impl<R: DeserializeOwned> std::fmt::Debug for RigSubmitTool<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RigSubmitTool")
             .field("name", &self.tool.name())
@@ -178,7 +178,7 @@ impl<R> RigSubmitTool<R> {
 
 /// A failed tool result the model reads as `answer`; `message` is for the operator.
 fn failed(error: ToolExecutionError, answer: &Value) -> ToolResult {
-    ToolResult::failed(error.with_model_feedback(answer.to_string()))
+    ToolResult::failed(error.with_model_output(ToolOutput::json(answer.clone())))
 }
 
 impl<R> RigSubmitTool<R>
@@ -248,7 +248,7 @@ where
                 &json!({ "error": ALREADY_ACCEPTED }),
             );
         }
-        let answer = ToolOutput::text(accepted.tool_result.to_string());
+        let answer = ToolOutput::json(accepted.tool_result.clone());
         slot.committed = true;
         slot.accepted = Some(accepted);
         ToolResult::success(answer)
