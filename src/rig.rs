@@ -43,6 +43,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::future::try_join_all;
+use rig_agent::agent::{AgentHook, CompletionCallAction, CompletionCallEvent, HookContext};
 use rig_core::effect::{family, tool_key, EffectFamily, EffectKind, FamilyDescriptor};
 use rig_core::effect::{HandlerDescriptor, Outcome as EffectOutcome};
 use rig_core::error::{ErrorKind, ErrorReport};
@@ -140,6 +141,34 @@ impl<R> RigAccepted<R> {
     /// The error of the result validator that failed, if one did; no submit commits after it.
     pub fn aborted(&self) -> Option<String> {
         lock(&self.slot).aborted.clone()
+    }
+}
+
+/// What ends the run once a submit has committed.
+const RUN_OVER: &str = "the terminal result was accepted";
+
+/// As an agent hook, the handle ends the run before the next model call once a submit has
+/// committed (or a validator failed), so no model turn is spent after the answer is in: the
+/// run then returns rig's cancellation error, and the caller takes the committed submit from
+/// the handle.
+impl<R: Send> AgentHook for RigAccepted<R> {
+    fn name(&self) -> Option<String> {
+        Some("submit_result::rig::RigAccepted".to_owned())
+    }
+
+    async fn on_completion_call(
+        &self,
+        _ctx: &HookContext,
+        _event: CompletionCallEvent<'_>,
+    ) -> CompletionCallAction {
+        let slot = lock(&self.slot);
+        if slot.committed {
+            CompletionCallAction::stop(RUN_OVER)
+        } else if slot.aborted.is_some() {
+            CompletionCallAction::stop(GATE_CLOSED)
+        } else {
+            CompletionCallAction::Continue
+        }
     }
 }
 

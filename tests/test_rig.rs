@@ -284,3 +284,57 @@ fn a_call_of_another_name_reaches_rig_not_the_submit_tool() {
     assert!(result.is_error_kind(ToolErrorKind::NotFound), "{result:?}");
     assert!(!accepted.is_committed());
 }
+
+/// The model's answer: a Chat Completions body whose submit payload is JSON-encoded into a
+/// string (`tests/transport/openai_chat/stringified_submit.json`, written in the shape of the
+/// recorded bodies beside it).
+const STRINGIFIED_REPLY: &str = include_str!("transport/openai_chat/stringified_submit.json");
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct CityFacts {
+    city: String,
+    population: u64,
+}
+
+#[test]
+fn a_rig_agent_ends_with_the_recovered_submit_and_spends_no_model_call_after_it() {
+    use rig_agent::agent::AgentBuilder;
+    use rig_agent::tool::server::ToolServer;
+    use rig_http::test_utils::{MockHttpResponse, SequencedHttpClient};
+
+    let submit = RigSubmitTool::new(SubmitTool::<CityFacts>::new(Options::new()).unwrap());
+    let accepted = submit.accepted();
+    // A second answer is scripted: the run must not ask for it.
+    let http = SequencedHttpClient::new([
+        MockHttpResponse::success(STRINGIFIED_REPLY),
+        MockHttpResponse::success(STRINGIFIED_REPLY),
+    ]);
+    let model = rig_core::providers::openai::OpenAIConfig::new("no key")
+        .connect(http.clone())
+        .chat("gpt-4.1");
+    let tools = ToolServer::new()
+        .registered_tool(RegisteredTool::from_handler(submit).unwrap())
+        .run();
+    let agent = AgentBuilder::new(model)
+        .tool_server_handle(tools)
+        .add_hook(accepted.clone())
+        .build();
+    let run = block_on(std::future::IntoFuture::into_future(
+        agent.prompt("How many people live in Paris?").max_turns(4),
+    ));
+    assert!(run.is_err(), "the hook ends the run at the commit");
+    let committed = accepted.take().expect("the committed submit");
+    assert_eq!(
+        committed.response,
+        CityFacts {
+            city: "Paris".into(),
+            population: 2_102_650
+        }
+    );
+    assert_eq!(committed.recovery, Some(Recovery::Stringified));
+    assert_eq!(http.requests().len(), 1);
+    assert_eq!(http.remaining_responses(), 1);
+    // rig sent the tool's own definition.
+    let sent: Value = serde_json::from_slice(&http.requests()[0].body).unwrap();
+    assert_eq!(sent["tools"][0]["function"]["name"], "submit_result");
+}
