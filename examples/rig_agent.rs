@@ -14,8 +14,8 @@ use std::error::Error;
 use rig_agent::agent::AgentBuilder;
 use rig_agent::tool::server::ToolServer;
 use rig_agent::tool::RegisteredTool;
-use rig_http::test_utils::{MockHttpResponse, SequencedHttpClient};
 use rig_core::providers::openai::OpenAIConfig;
+use rig_http::test_utils::{MockHttpResponse, SequencedHttpClient};
 use submit_result::agent::{validator_fn, Finding};
 use submit_result::rig::RigSubmitTool;
 use submit_result::{Options, SubmitTool};
@@ -34,7 +34,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let tool = SubmitTool::<CityFacts>::new(Options::new())?;
     let submit = RigSubmitTool::new(tool).validator(validator_fn(|facts: &CityFacts, _: &str| {
         Ok(if facts.population == 0 {
-            vec![Finding::review("population", "a city has people: look the figure up")]
+            vec![Finding::review(
+                "population",
+                "a city has people: look the figure up",
+            )]
         } else {
             vec![]
         })
@@ -60,9 +63,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     let Some(committed) = accepted.take() else {
         return Err(match run {
             Err(error) => format!("the run ended without a committed submit: {error}").into(),
-            Ok(response) => {
-                format!("the model answered without submitting: {}", response.output()).into()
-            }
+            Ok(response) => format!(
+                "the model answered without submitting: {}",
+                response.output()
+            )
+            .into(),
         });
     };
     println!(

@@ -60,7 +60,7 @@
 //! 4. `submit-agent`: the tool loop, its executor and middleware, the transports and MCP
 //!    ([`agent`]).
 //! 5. This crate: the public face (`lib.rs`), and the submit tool in other crates' types
-//!    behind their features (`openai.rs` for async-openai).
+//!    behind their features (`openai.rs` for async-openai, `rig.rs` for rig).
 //! 6. `submit-cli`: the `submit-result` command-line tool, on `submit-core` and
 //!    `submit-agent`.
 

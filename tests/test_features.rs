@@ -181,3 +181,34 @@ fn async_openai_feature_pulls_its_types_and_no_http_stack() {
         assert!(!found.contains(*name), "feature async-openai pulls {name}");
     }
 }
+
+/// What only the `rig` feature brings in (its scripted HTTP client, `rig-http`, is a
+/// dev-dependency of the rig tests and example, and holds no HTTP stack).
+const RIG_STACK: [&str; 2] = ["rig-core", "rig-agent"];
+
+#[test]
+fn default_build_has_no_rig() {
+    for args in [&["-p", "submit-result"][..], &["-p", "submit-cli"][..]] {
+        let found = crates(args);
+        for name in RIG_STACK {
+            assert!(!found.contains(name), "{args:?} pulls {name}");
+        }
+    }
+}
+
+#[test]
+fn rig_feature_pulls_rig_and_no_http_stack() {
+    let found = crates(&[
+        "-p",
+        "submit-result",
+        "--no-default-features",
+        "--features",
+        "rig",
+    ]);
+    for name in RIG_STACK {
+        assert!(found.contains(name), "feature rig lacks {name}: {found:?}");
+    }
+    for name in HTTP_STACK.iter().chain(&MCP_STACK) {
+        assert!(!found.contains(*name), "feature rig pulls {name}");
+    }
+}

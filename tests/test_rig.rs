@@ -132,7 +132,10 @@ fn rig_dispatch_answers_a_declined_submit_with_the_hint_and_commits_nothing() {
     let arguments =
         json!({"reasoning": "r", "analysis": "{\"summary\":\"x\"} Hope this helps!"}).to_string();
     let result = call(&tools, "submit_analysis", &arguments);
-    assert!(result.is_error_kind(ToolErrorKind::InvalidArgs), "{result:?}");
+    assert!(
+        result.is_error_kind(ToolErrorKind::InvalidArgs),
+        "{result:?}"
+    );
     let direct = tool().handle_arguments(Arguments::Text(&arguments));
     assert_eq!(
         direct.error().and_then(|e| e.cause()),
@@ -162,20 +165,25 @@ fn rig_dispatch_answers_a_declined_submit_with_the_hint_and_commits_nothing() {
 fn rig_dispatch_rejects_a_submit_the_validators_find_fault_with_then_commits_the_fixed_one() {
     let submit = RigSubmitTool::new(tool()).validator(validator_fn(
         |answer: &Analysis, _reasoning: &str| {
-            Ok(if answer.summary.trim().is_empty() || answer.summary == "TODO" {
-                vec![Finding::review(
-                    "summary",
-                    "the summary is a placeholder: write what the logs show",
-                )]
-            } else {
-                vec![]
-            })
+            Ok(
+                if answer.summary.trim().is_empty() || answer.summary == "TODO" {
+                    vec![Finding::review(
+                        "summary",
+                        "the summary is a placeholder: write what the logs show",
+                    )]
+                } else {
+                    vec![]
+                },
+            )
         },
     ));
     let (tools, accepted) = tool_set(submit);
     let placeholder = json!({"reasoning": "r", "analysis": {"summary": "TODO"}}).to_string();
     let result = call(&tools, "submit_analysis", &placeholder);
-    assert!(result.is_error_kind(ToolErrorKind::InvalidArgs), "{result:?}");
+    assert!(
+        result.is_error_kind(ToolErrorKind::InvalidArgs),
+        "{result:?}"
+    );
     let answered = answer(&result);
     assert_eq!(
         answered["error"],
@@ -204,9 +212,9 @@ fn rig_dispatch_rejects_a_submit_the_validators_find_fault_with_then_commits_the
 
 #[test]
 fn a_failing_validator_closes_the_gate_and_the_handle_holds_its_error() {
-    let submit = RigSubmitTool::new(tool()).validator(validator_fn(
-        |_: &Analysis, _: &str| Err("the policy service is down".into()),
-    ));
+    let submit = RigSubmitTool::new(tool()).validator(validator_fn(|_: &Analysis, _: &str| {
+        Err("the policy service is down".into())
+    }));
     let (tools, accepted) = tool_set(submit);
     let clean = json!({"reasoning": "r", "analysis": {"summary": "disk full"}}).to_string();
     let result = call(&tools, "submit_analysis", &clean);
