@@ -11,6 +11,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::cow_str::CowStr;
 use super::duplicates::Seen;
 use crate::error::{ParameterCause, SubmitError};
 
@@ -248,37 +249,6 @@ impl<'de> Deserialize<'de> for RawObject<'de> {
         }
 
         deserializer.deserialize_map(Members)
-    }
-}
-
-/// A JSON string, borrowed from the input when it has no escapes.
-pub(crate) struct CowStr<'a>(pub(crate) Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for CowStr<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-
-        impl<'de> Visitor<'de> for Text {
-            type Value = CowStr<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON string")
-            }
-
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Borrowed(text)))
-            }
-
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Owned(text.to_owned())))
-            }
-
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(CowStr(Cow::Owned(text)))
-            }
-        }
-
-        deserializer.deserialize_str(Text)
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::arguments::{Arguments, JsonType};
-use crate::provider::{CallShapeError, Provider};
+use crate::provider::shape::{CallShapeError, Provider};
 
 /// The call object as a JSON object.
 pub(crate) fn object(

@@ -14,8 +14,9 @@ use std::marker::PhantomData;
 use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::arguments::{CowStr, RawObject};
+use super::arguments::RawObject;
 use super::closing::only_closing_tokens;
+use super::cow_str::CowStr;
 use super::duplicates::{decode_map, Checked, Seen};
 use super::reasoning::{trim_start_space, REASONING};
 use crate::outcome::Recovery;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::arguments::RawObject;
 use super::duplicates;
-use super::payload::Payload;
+use super::located::Payload;
 use crate::error::SubmitError;
 use crate::tool::{Inner, Property};
 

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use super::arguments::CowStr;
+use super::cow_str::CowStr;
 use crate::error::{ParameterCause, SubmitError};
 
 /// Up to this many keys are compared one by one; beyond it a hash set keeps the check linear.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::arguments::{Args, JsonType, Param};
 use super::closing::only_closing_tokens;
-use super::payload::{Located, Payload};
+use super::located::{Located, Payload};
 use super::reasoning::{trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{AppliedRecovery, RecoveryKind};

@@ -9,9 +9,10 @@ use std::borrow::Cow;
 use memchr::{memchr2_iter, memmem};
 use serde::de::DeserializeOwned;
 
-use super::arguments::{CowStr, JsonType};
+use super::arguments::JsonType;
 use super::closing::{leading_decoded, leading_members, leading_object};
-use super::payload::{not_an_object, Located, Payload};
+use super::cow_str::CowStr;
+use super::located::{not_an_object, Located, Payload};
 use super::reasoning::{is_space, trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::Recovery;

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
+use super::keywords::{LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
 use crate::options::BuildError;
 
 /// The most schema nodes an inlined schema may hold.

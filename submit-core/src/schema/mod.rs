@@ -7,39 +7,14 @@
 
 pub(crate) mod gemini;
 pub(crate) mod inline;
+mod keywords;
 pub(crate) mod strict;
 
 use serde_json::{Map, Value};
 
 use crate::metadata::{REASONING, REASONING_DESCRIPTION};
 use crate::options::BuildError;
-
-/// Keywords whose value is a map from names to subschemas.
-pub(crate) const MAP_KEYWORDS: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
-/// Keywords whose value is one subschema.
-pub(crate) const SINGLE_KEYWORDS: [&str; 11] = [
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-];
-
-/// Keywords whose value is a list of subschemas (`items` too, in its old tuple form).
-pub(crate) const LIST_KEYWORDS: [&str; 5] = ["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+use keywords::{LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
 
 /// Escapes one JSON pointer segment (`~` → `~0`, `/` → `~1`).
 pub(crate) fn escape_pointer(segment: &str) -> String {
