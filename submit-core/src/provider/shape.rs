@@ -100,6 +100,17 @@ pub struct Call<'a> {
     pub arguments: Arguments<'a>,
 }
 
+impl FromStr for Provider {
+    type Err = UnknownProvider;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| UnknownProvider(s.to_owned()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Provider;
@@ -112,16 +123,5 @@ mod tests {
             assert_eq!(serde_json::from_value::<Provider>(json).unwrap(), provider);
             assert_eq!(provider.as_str().parse::<Provider>().unwrap(), provider);
         }
-    }
-}
-
-impl FromStr for Provider {
-    type Err = UnknownProvider;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Provider::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| UnknownProvider(s.to_owned()))
     }
 }
