@@ -1,5 +1,26 @@
 //! Implementation detail of the `submit-result` crate: options, schemas, provider definitions
 //! and the submit parser. Use the `submit-result` crate instead.
+//!
+//! # Layers
+//!
+//! Read bottom to top: each file uses only the ones listed before it.
+//!
+//! 1. `metadata.rs`: the tool's metadata and defaults (from `submit-meta`).
+//! 2. `error.rs`, `outcome.rs`: the error classes and causes; accepted and rejected outcomes.
+//! 3. `parse/cow_str.rs`, `parse/duplicates.rs`, `parse/arguments.rs`: the arguments as a
+//!    provider hands them over, read once, duplicate names noted on the way.
+//! 4. `provider/shape.rs`: the providers' names, a call as read out of a provider's shape,
+//!    and the error of an object not in it.
+//! 5. `options.rs`: the options and their validation (`BuildError`).
+//! 6. `schema/`: reflection and the dialects (`keywords.rs` under `inline.rs`, `gemini.rs`,
+//!    `strict.rs` and `mod.rs`).
+//! 7. `parse/call.rs`, then `provider/`: the envelope readers the formats share, and one file
+//!    per wire format (its definition and the reading of its call).
+//! 8. The parse steps: `reasoning.rs`, `closing.rs`, `echo.rs`, `located.rs`, `recover.rs`,
+//!    `payload.rs`, `flat.rs`, `decode.rs`, `whole.rs`, the one pass `clean.rs`, and
+//!    `parse/mod.rs` calling them in the order of SUBMIT.md §5 and §10. One reach upward is
+//!    left: `decode.rs` and `flat.rs` read the payload's property table from `tool.rs`.
+//! 9. `trace.rs`, `tool.rs`: the trace, and [`SubmitTool`], built once, handling calls.
 
 #![forbid(unsafe_code)]
 
