@@ -5,11 +5,15 @@
 
 #![cfg(feature = "async-openai")]
 
+#[path = "support/submit_cases.rs"]
+mod submit_cases;
+
 use async_openai::types::chat::{ChatCompletionMessageToolCall, FunctionCall};
 use async_openai::types::responses::{FunctionCallOutput, FunctionToolCall};
 use serde_json::{json, Value};
+use submit_cases::{real_cases, section5_cases};
 use submit_result::openai::OpenAiTool;
-use submit_result::{Arguments, Options, Outcome, ParameterCause, Provider, Recovery, SubmitTool};
+use submit_result::{Arguments, Options, Outcome, ParameterCause, Provider, SubmitTool};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 struct Analysis {
@@ -67,45 +71,10 @@ fn async_openai_definitions_are_the_tools_own() {
     );
 }
 
-/// A clean call and the four mistakes of SUBMIT.md §5, as argument text (written here from
-/// the spec; the real cases follow below).
-fn cases() -> Vec<(&'static str, String, Option<Recovery>)> {
-    let payload = r#"{"summary":"disk full"}"#;
-    vec![
-        (
-            "clean",
-            json!({"reasoning": "r", "analysis": {"summary": "disk full"}}).to_string(),
-            None,
-        ),
-        (
-            "stringified payload",
-            json!({"reasoning": "r", "analysis": payload}).to_string(),
-            Some(Recovery::Stringified),
-        ),
-        (
-            "stringified payload with closing tags",
-            json!({"reasoning": "r", "analysis": format!("{payload}</analysis>\n</invoke>")})
-                .to_string(),
-            Some(Recovery::Stringified),
-        ),
-        (
-            "payload after a parameter opener in the reasoning",
-            json!({"reasoning": format!("r</reasoning>\n<parameter name=\"analysis\">{payload}")})
-                .to_string(),
-            Some(Recovery::ReasoningOpener),
-        ),
-        (
-            "payload as a member inside the reasoning",
-            json!({"reasoning": format!("r\", \"analysis\": {payload}}}")}).to_string(),
-            Some(Recovery::ReasoningMember),
-        ),
-    ]
-}
-
 #[test]
 fn chat_tool_calls_built_with_async_openai_types_are_recovered_exactly() {
     let tool = tool();
-    for (name, arguments, recovery) in cases() {
+    for (name, arguments, recovery) in section5_cases() {
         let outcome = tool.handle_openai_chat(&chat_call(&arguments));
         let Outcome::Accepted(accepted) = &outcome else {
             panic!("{name}: {:?}", outcome.error());
@@ -133,7 +102,7 @@ fn chat_tool_calls_built_with_async_openai_types_are_recovered_exactly() {
 #[test]
 fn responses_function_calls_built_with_async_openai_types_are_recovered_exactly() {
     let tool = tool();
-    for (name, arguments, recovery) in cases() {
+    for (name, arguments, recovery) in section5_cases() {
         let outcome = tool.handle_openai_response(&response_call(&arguments));
         let Outcome::Accepted(accepted) = &outcome else {
             panic!("{name}: {:?}", outcome.error());
@@ -187,30 +156,9 @@ fn a_declined_call_is_answered_with_the_hint_in_both_apis() {
 /// types, ends as its vector expects and as the same text handled directly.
 #[test]
 fn real_cases_read_through_async_openai_types_end_as_the_corpus_says() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/13_real_cases.json"
-    );
-    let vectors: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut read = 0;
-    for vector in &vectors {
-        let Some(text) = vector["arguments_text"].as_str() else {
-            continue;
-        };
-        let o = &vector["options"];
-        let flag = |key: &str| o[key].as_bool().unwrap_or(false);
-        let options = Options::new()
-            .payload_field_name(o["payload"].as_str().unwrap_or("analysis").to_owned())
-            .flat_payload(flag("flat"))
-            .omit_reasoning(flag("omit_reasoning"))
-            .strict(flag("strict"));
-        let schema = o
-            .get("schema")
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object"}));
-        let tool = SubmitTool::<Value>::from_json_schema(schema, options).unwrap();
-        let name = vector["name"].as_str().unwrap();
+    let cases = real_cases();
+    for case in &cases {
+        let (tool, name, text) = (&case.tool, &case.name, case.arguments.as_str());
         let direct = serde_json::to_value(tool.handle_arguments(Arguments::Text(text))).unwrap();
         let chat = ChatCompletionMessageToolCall {
             id: "call_real".into(),
@@ -231,13 +179,11 @@ fn real_cases_read_through_async_openai_types_end_as_the_corpus_says() {
         ] {
             let outcome = serde_json::to_value(outcome).unwrap();
             assert_eq!(outcome, direct, "{name}");
-            let expected = &vector["expected"];
-            assert_eq!(outcome["accepted"], expected["accepted"], "{name}");
-            if let Some(response) = expected.get("response") {
+            assert_eq!(outcome["accepted"], case.expected["accepted"], "{name}");
+            if let Some(response) = case.expected.get("response") {
                 assert_eq!(&outcome["response"], response, "{name}");
             }
         }
-        read += 1;
     }
-    assert_eq!(read, 25, "the real cases with argument text");
+    assert_eq!(cases.len(), 25, "the real cases with argument text");
 }

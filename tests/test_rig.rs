@@ -6,10 +6,14 @@
 
 #![cfg(feature = "rig")]
 
+#[path = "support/submit_cases.rs"]
+mod submit_cases;
+
 use futures::executor::block_on;
 use rig_agent::tool::{RegisteredTool, ToolSet};
 use rig_core::tool::{ToolContext, ToolErrorKind, ToolResult};
 use serde_json::{json, Value};
+use submit_cases::{real_cases, section5_cases};
 use submit_result::agent::{validator_fn, Finding};
 use submit_result::rig::{RigAccepted, RigSubmitTool};
 use submit_result::{Arguments, Options, ParameterCause, Provider, Recovery, SubmitTool};
@@ -53,41 +57,6 @@ fn answer(result: &ToolResult) -> Value {
         .unwrap_or_else(|| panic!("not a JSON answer: {}", result.output().render()))
 }
 
-/// A clean call and the four mistakes of SUBMIT.md §5, as argument text (written here from
-/// the spec; the real cases follow below).
-fn cases() -> Vec<(&'static str, String, Option<Recovery>)> {
-    let payload = r#"{"summary":"disk full"}"#;
-    vec![
-        (
-            "clean",
-            json!({"reasoning": "r", "analysis": {"summary": "disk full"}}).to_string(),
-            None,
-        ),
-        (
-            "stringified payload",
-            json!({"reasoning": "r", "analysis": payload}).to_string(),
-            Some(Recovery::Stringified),
-        ),
-        (
-            "stringified payload with closing tags",
-            json!({"reasoning": "r", "analysis": format!("{payload}</analysis>\n</invoke>")})
-                .to_string(),
-            Some(Recovery::Stringified),
-        ),
-        (
-            "payload after a parameter opener in the reasoning",
-            json!({"reasoning": format!("r</reasoning>\n<parameter name=\"analysis\">{payload}")})
-                .to_string(),
-            Some(Recovery::ReasoningOpener),
-        ),
-        (
-            "payload as a member inside the reasoning",
-            json!({"reasoning": format!("r\", \"analysis\": {payload}}}")}).to_string(),
-            Some(Recovery::ReasoningMember),
-        ),
-    ]
-}
-
 #[test]
 fn rig_lists_the_submit_tool_with_its_own_definition() {
     let tool = tool();
@@ -102,7 +71,7 @@ fn rig_lists_the_submit_tool_with_its_own_definition() {
 
 #[test]
 fn rig_dispatch_of_a_clean_and_each_damaged_submit_hands_over_the_typed_response() {
-    for (name, arguments, recovery) in cases() {
+    for (name, arguments, recovery) in section5_cases() {
         let (tools, accepted) = tool_set(RigSubmitTool::new(tool()));
         let result = call(&tools, "submit_analysis", &arguments);
         assert!(result.is_success(), "{name}: {}", result.output().render());
@@ -235,46 +204,22 @@ fn a_failing_validator_closes_the_gate_and_the_handle_holds_its_error() {
 /// expects and as the same text handled directly.
 #[test]
 fn real_cases_called_through_rig_end_as_the_corpus_says() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/13_real_cases.json"
-    );
-    let vectors: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut read = 0;
-    for vector in &vectors {
-        let Some(text) = vector["arguments_text"].as_str() else {
-            continue;
-        };
-        let o = &vector["options"];
-        let flag = |key: &str| o[key].as_bool().unwrap_or(false);
-        let options = Options::new()
-            .payload_field_name(o["payload"].as_str().unwrap_or("analysis").to_owned())
-            .flat_payload(flag("flat"))
-            .omit_reasoning(flag("omit_reasoning"))
-            .strict(flag("strict"));
-        let schema = o
-            .get("schema")
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object"}));
-        let name = vector["name"].as_str().unwrap();
-        let direct = SubmitTool::<Value>::from_json_schema(schema.clone(), options.clone())
-            .unwrap()
-            .handle_arguments(Arguments::Text(text));
-        let tool = SubmitTool::<Value>::from_json_schema(schema, options).unwrap();
-        let tool_name = tool.name().to_owned();
-        let (tools, accepted) = tool_set(RigSubmitTool::new(tool));
-        let result = call(&tools, &tool_name, text);
-        let expected = &vector["expected"];
+    for case in real_cases() {
+        let (name, text) = (case.name, case.arguments);
+        let direct = case.tool.handle_arguments(Arguments::Text(&text));
+        let tool_name = case.tool.name().to_owned();
+        let (tools, accepted) = tool_set(RigSubmitTool::new(case.tool));
+        let result = call(&tools, &tool_name, &text);
         assert_eq!(
             Value::Bool(result.is_success()),
-            expected["accepted"],
+            case.expected["accepted"],
             "{name}"
         );
         assert_eq!(&answer(&result), direct.tool_result(), "{name}");
         match accepted.take() {
             Some(committed) => {
-                if let Some(response) = expected.get("response") {
+                if let Some(response) = case.expected.get("response") {
                     assert_eq!(&committed.response, response, "{name}");
                 }
             }

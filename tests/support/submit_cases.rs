@@ -1,0 +1,84 @@
+//! The submit calls the integration tests (async-openai, rig) carry in another crate's types:
+//! a clean call and the four SUBMIT.md §5 mistakes, and the real cases of the corpus.
+
+use serde_json::{json, Value};
+use submit_result::{Options, Recovery, SubmitTool};
+
+/// A clean call and the four mistakes of SUBMIT.md §5, as argument text for a tool whose
+/// payload field is `analysis` and whose payload is `{"summary": "disk full"}` (written here
+/// from the spec; the real cases are in [`real_cases`]).
+pub fn section5_cases() -> Vec<(&'static str, String, Option<Recovery>)> {
+    let payload = r#"{"summary":"disk full"}"#;
+    vec![
+        (
+            "clean",
+            json!({"reasoning": "r", "analysis": {"summary": "disk full"}}).to_string(),
+            None,
+        ),
+        (
+            "stringified payload",
+            json!({"reasoning": "r", "analysis": payload}).to_string(),
+            Some(Recovery::Stringified),
+        ),
+        (
+            "stringified payload with closing tags",
+            json!({"reasoning": "r", "analysis": format!("{payload}</analysis>\n</invoke>")})
+                .to_string(),
+            Some(Recovery::Stringified),
+        ),
+        (
+            "payload after a parameter opener in the reasoning",
+            json!({"reasoning": format!("r</reasoning>\n<parameter name=\"analysis\">{payload}")})
+                .to_string(),
+            Some(Recovery::ReasoningOpener),
+        ),
+        (
+            "payload as a member inside the reasoning",
+            json!({"reasoning": format!("r\", \"analysis\": {payload}}}")}).to_string(),
+            Some(Recovery::ReasoningMember),
+        ),
+    ]
+}
+
+/// One real case of `tests/corpus/13_real_cases.json` that has argument text.
+pub struct RealCase {
+    pub name: String,
+    /// The tool the case's options and schema describe.
+    pub tool: SubmitTool<Value>,
+    pub arguments: String,
+    /// The vector's `expected` object.
+    pub expected: Value,
+}
+
+/// The real cases with argument text (25), each with its tool built from the vector's options.
+pub fn real_cases() -> Vec<RealCase> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/13_real_cases.json"
+    );
+    let vectors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    vectors
+        .iter()
+        .filter_map(|vector| {
+            let arguments = vector["arguments_text"].as_str()?.to_owned();
+            let o = &vector["options"];
+            let flag = |key: &str| o[key].as_bool().unwrap_or(false);
+            let options = Options::new()
+                .payload_field_name(o["payload"].as_str().unwrap_or("analysis").to_owned())
+                .flat_payload(flag("flat"))
+                .omit_reasoning(flag("omit_reasoning"))
+                .strict(flag("strict"));
+            let schema = o
+                .get("schema")
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "object"}));
+            Some(RealCase {
+                name: vector["name"].as_str().unwrap().to_owned(),
+                tool: SubmitTool::from_json_schema(schema, options).unwrap(),
+                arguments,
+                expected: vector["expected"].clone(),
+            })
+        })
+        .collect()
+}
