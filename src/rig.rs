@@ -210,6 +210,14 @@ fn failed(error: ToolExecutionError, answer: &Value) -> ToolResult {
     ToolResult::failed(error.with_model_output(ToolOutput::json(answer.clone())))
 }
 
+/// A call refused by the gate's state: the model and the operator read the same `message`.
+fn refused(message: &str) -> ToolResult {
+    failed(
+        ToolExecutionError::other(message),
+        &json!({ "error": message }),
+    )
+}
+
 impl<R> RigSubmitTool<R>
 where
     R: DeserializeOwned + Send + Sync + 'static,
@@ -219,16 +227,10 @@ where
         {
             let slot = lock(&self.slot);
             if slot.aborted.is_some() {
-                return failed(
-                    ToolExecutionError::other(GATE_CLOSED),
-                    &json!({ "error": GATE_CLOSED }),
-                );
+                return refused(GATE_CLOSED);
             }
             if slot.committed {
-                return failed(
-                    ToolExecutionError::other(ALREADY_ACCEPTED),
-                    &json!({ "error": ALREADY_ACCEPTED }),
-                );
+                return refused(ALREADY_ACCEPTED);
             }
         }
         let accepted = match self.tool.handle_arguments(Arguments::Text(arguments)) {
@@ -272,10 +274,7 @@ where
         let mut slot = lock(&self.slot);
         if slot.committed || slot.aborted.is_some() {
             // Another call of the turn committed or failed while this one was validated.
-            return failed(
-                ToolExecutionError::other(ALREADY_ACCEPTED),
-                &json!({ "error": ALREADY_ACCEPTED }),
-            );
+            return refused(ALREADY_ACCEPTED);
         }
         let answer = ToolOutput::json(accepted.tool_result.clone());
         slot.committed = true;
