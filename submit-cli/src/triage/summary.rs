@@ -1,0 +1,181 @@
+//! The running counts of a triage: what each outcome and each malformed line adds.
+
+use serde::Serialize;
+use serde_json::Value;
+use submit_core::{Outcome, ParameterCause, RecoveryKind};
+
+use crate::shapes::ShapeCounter;
+
+/// How many malformed lines are reported by number (the rest are only counted).
+pub const MALFORMED_KEPT: usize = 20;
+
+/// A malformed line: its number (from 1) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MalformedLine {
+    /// The line number, counting from 1.
+    pub line: u64,
+    /// Why it is not a call: not JSON, or not in the provider's shape.
+    pub reason: String,
+}
+
+/// The running counts of a triage.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that were not calls.
+    pub malformed: u64,
+    /// The first [`MALFORMED_KEPT`] malformed lines.
+    pub malformed_first: Vec<MalformedLine>,
+    /// Accepted, recovered or not.
+    pub accepted: u64,
+    /// Accepted with no recovery.
+    pub clean: u64,
+    /// Accepted after the stringified recovery.
+    pub stringified: u64,
+    /// Accepted after the reasoning opener recovery.
+    pub reasoning_opener: u64,
+    /// Accepted after the reasoning member recovery.
+    pub reasoning_member: u64,
+    /// Accepted after dropping closing tokens after the arguments.
+    pub trailing_closers: u64,
+    /// Accepted after reading arguments JSON-encoded into a string.
+    pub stringified_arguments: u64,
+    /// Accepted after opening a Markdown fence.
+    pub fenced_arguments: u64,
+    /// Accepted after unwrapping one wrapper member.
+    pub wrapped_arguments: u64,
+    /// Accepted after decoding stringified flat properties.
+    pub stringified_property: u64,
+    /// Accepted after removing tool-call markup from string properties.
+    pub closing_markup: u64,
+    /// Rejected: payload class.
+    pub payload: u64,
+    /// Rejected: parameter class, any cause.
+    pub parameter: u64,
+    /// Rejected: parameter class, undecodable arguments.
+    pub undecodable_arguments: u64,
+    /// Rejected: parameter class, absent or mistyped.
+    pub absent_or_mistyped: u64,
+    /// Rejected: parameter class, stringified payload declined.
+    pub stringified_declined: u64,
+    /// Rejected: parameter class, reasoning recovery declined.
+    pub reasoning_declined: u64,
+    /// Rejected: parameter class, a string swallowed another parameter.
+    pub swallowed_parameter: u64,
+    /// The declined shapes.
+    pub shapes: ShapeCounter,
+}
+
+impl Summary {
+    /// Counts a line that is not a call.
+    pub fn record_malformed(&mut self, line: u64, reason: &str) {
+        self.malformed += 1;
+        if self.malformed_first.len() < MALFORMED_KEPT {
+            self.malformed_first.push(MalformedLine {
+                line,
+                reason: sanitize(reason),
+            });
+        }
+    }
+
+    /// Counts an outcome, and `shape`, the declined shape of a declined recovery.
+    pub fn record(&mut self, outcome: &Outcome<Value>, shape: Option<String>) {
+        match outcome {
+            Outcome::Accepted(accepted) => {
+                self.accepted += 1;
+                if accepted.recoveries.is_empty() && accepted.recovery.is_none() {
+                    self.clean += 1;
+                }
+                // Each kind that applied counts once for the call.
+                let mut kinds: Vec<RecoveryKind> = Vec::new();
+                for rule in &accepted.recoveries {
+                    if !kinds.contains(&rule.kind) {
+                        kinds.push(rule.kind);
+                    }
+                }
+                if kinds.is_empty() {
+                    kinds.extend(accepted.recovery.map(RecoveryKind::from));
+                }
+                for kind in kinds {
+                    if let Some(count) = self.kind_count(kind) {
+                        *count += 1;
+                    }
+                }
+            }
+            Outcome::Rejected(rejected) => match rejected.error.cause() {
+                None => self.payload += 1,
+                Some(cause) => {
+                    self.parameter += 1;
+                    match cause {
+                        ParameterCause::UndecodableArguments => self.undecodable_arguments += 1,
+                        ParameterCause::AbsentOrMistyped => self.absent_or_mistyped += 1,
+                        ParameterCause::StringifiedDeclined => self.stringified_declined += 1,
+                        ParameterCause::ReasoningDeclined => self.reasoning_declined += 1,
+                        ParameterCause::SwallowedParameter => self.swallowed_parameter += 1,
+                        _ => {}
+                    }
+                    if matches!(
+                        cause,
+                        ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined
+                    ) {
+                        if let Some(shape) = shape {
+                            self.shapes.add(cause, shape);
+                        }
+                    }
+                }
+            },
+        }
+    }
+
+    /// The counter of a recovery kind.
+    fn kind_count(&mut self, kind: RecoveryKind) -> Option<&mut u64> {
+        Some(match kind {
+            RecoveryKind::Stringified => &mut self.stringified,
+            RecoveryKind::ReasoningOpener => &mut self.reasoning_opener,
+            RecoveryKind::ReasoningMember => &mut self.reasoning_member,
+            RecoveryKind::TrailingClosers => &mut self.trailing_closers,
+            RecoveryKind::StringifiedArguments => &mut self.stringified_arguments,
+            RecoveryKind::FencedArguments => &mut self.fenced_arguments,
+            RecoveryKind::WrappedArguments => &mut self.wrapped_arguments,
+            RecoveryKind::StringifiedProperty => &mut self.stringified_property,
+            RecoveryKind::ClosingMarkup => &mut self.closing_markup,
+            _ => return None,
+        })
+    }
+
+    /// Calls read (lines that were not malformed).
+    pub fn calls(&self) -> u64 {
+        self.lines - self.malformed.min(self.lines)
+    }
+}
+
+/// Escapes control characters so a reason quoting model text cannot drive a terminal.
+fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_lines_keep_the_first_numbers_only() {
+        let mut summary = Summary::default();
+        for line in 1..=100 {
+            summary.record_malformed(line, "bad\u{1b}[2J");
+        }
+        assert_eq!(summary.malformed, 100);
+        let lines: Vec<u64> = summary.malformed_first.iter().map(|m| m.line).collect();
+        assert_eq!(lines, (1..=MALFORMED_KEPT as u64).collect::<Vec<_>>());
+        assert_eq!(summary.malformed_first[0].reason, "bad\\u{1b}[2J");
+    }
+}
