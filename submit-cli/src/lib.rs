@@ -21,7 +21,9 @@
 //! 2. `args.rs`: the command line, and the submit tool its options build.
 //! 3. `output.rs` and `shapes.rs`: the outcome JSON of `parse` and `triage --out`, and the
 //!    bounded view of what followed a declined payload.
-//! 4. `triage.rs`: many calls from a file, streamed and summarized.
+//! 4. `triage/`: many calls from a file, streamed and summarized: `summary.rs` counts,
+//!    `report.rs` the table and the JSON report on the counts, `handler.rs` one line's outcome,
+//!    `progress.rs` the progress line, `read.rs` the bounded line reader that drives them.
 //! 5. `mcp/` (feature `mcp`): `validate.rs` runs the `--validate` command; `mod.rs` serves the
 //!    tool over MCP.
 //! 6. `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
