@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::message::{Interrupt, JsonObject};
-use crate::run::Response;
+use crate::response::Response;
 
 /// A boxed error that can cross tasks.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;

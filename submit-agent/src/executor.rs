@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_core::{Accepted, Arguments, Outcome, Provider, Recovery, SubmitError, SubmitTool};
 
+use crate::definition::ToolDefinition;
 use crate::error::{BoxError, RunError, RunErrorKind};
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
-use crate::run::{Agent, GateStep, Response, Resume, TerminalGate};
+use crate::response::Response;
+use crate::run::{Agent, GateStep, Resume, TerminalGate};
 use crate::schema;
-use crate::tool::ToolDefinition;
 
 /// The terminal tool as the executor needs it. Implemented by [`SubmitTool`]; implement it
 /// for a test double or another terminal tool.

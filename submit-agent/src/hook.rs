@@ -201,7 +201,7 @@ pub struct TurnInfo {
 
 /// The opaque end of a turn; a turn hook returns what `next` gave it.
 #[derive(Debug)]
-pub struct TurnEnd(pub(crate) crate::run::TurnOutcome);
+pub struct TurnEnd(pub(crate) crate::response::TurnOutcome);
 
 /// Wraps each turn (a model call and the tool round after it). N tool rounds make N + 1 turns.
 pub trait TurnHook: Send + Sync {

@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod context;
+mod definition;
 mod error;
 mod executor;
 mod hook;
@@ -36,6 +37,7 @@ pub mod mcp;
 mod message;
 mod middleware;
 mod model;
+mod response;
 mod run;
 #[cfg(any(feature = "http", feature = "mcp"))]
 mod runtime;
@@ -51,6 +53,7 @@ mod tool;
 pub mod transport;
 
 pub use context::ToolContext;
+pub use definition::ToolDefinition;
 pub use error::{BoxError, RunError, RunErrorKind, ToolError};
 pub use executor::{
     validator_fn, Committed, Execution, Executor, ExecutorError, Finding, FindingKind,
@@ -69,11 +72,10 @@ pub use model::{
     model_fn, FinishReason, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel,
     SharedError, ToolChoice, Usage,
 };
-pub use run::{Agent, Response, Resume, DEFAULT_MAX_TURNS};
+pub use response::Response;
+pub use run::{Agent, Resume, DEFAULT_MAX_TURNS};
 pub use stream::{ChunkSink, ModelStream, StreamError};
-pub use tool::{
-    interrupt_as, DefinitionError, InterruptedCall, Tool, ToolDefinition, ToolOutput, TypedTool,
-};
+pub use tool::{interrupt_as, DefinitionError, InterruptedCall, Tool, ToolOutput, TypedTool};
 
 #[cfg(test)]
 mod tests {

@@ -63,9 +63,10 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use crate::context::ToolContext;
+use crate::definition::ToolDefinition;
 use crate::error::ToolError;
 use crate::message::{JsonObject, Media, MediaSource, Part, PartKind};
-use crate::tool::{Tool, ToolDefinition, ToolOutput};
+use crate::tool::{Tool, ToolOutput};
 
 /// What a program needs from the official Rust MCP SDK (`rmcp`) to serve its own tools with
 /// [`serve_stdio`]: the protocol's types and the server trait.

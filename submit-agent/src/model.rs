@@ -7,9 +7,9 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 
+use crate::definition::ToolDefinition;
 use crate::message::{Chunk, Message};
 use crate::stream::ModelStream;
-use crate::tool::ToolDefinition;
 
 /// Which tool the model must call.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::context::{CallState, Delivery};
+use crate::definition::ToolDefinition;
 use crate::error::{RunError, RunErrorKind, ToolError};
 use crate::hook::{Chain, ModelHook, ModelNext, ToolCall, ToolHook, TurnEnd, TurnHook, TurnInfo};
 use crate::message::{
@@ -17,8 +18,9 @@ use crate::message::{
 };
 use crate::middleware::SoftToolErrors;
 use crate::model::{FinishReason, Model, ModelRequest, ToolChoice, Usage};
+use crate::response::{Response, TurnOutcome};
 use crate::stream::{ChunkSink, ModelStream, Stream};
-use crate::tool::{Tool, ToolDefinition, ToolOutput};
+use crate::tool::{Tool, ToolOutput};
 
 /// The default number of tool rounds a run may take.
 pub const DEFAULT_MAX_TURNS: usize = 5;
@@ -26,49 +28,6 @@ pub const DEFAULT_MAX_TURNS: usize = 5;
 const INTERRUPTED_MESSAGE: &str = "One or more tool calls resulted in interrupts.";
 const REINTERRUPTED_MESSAGE: &str =
     "One or more tools triggered interrupts while resuming generation. The model was not called.";
-
-/// What a run returned.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Response {
-    /// The conversation before `message`.
-    pub messages: Vec<Message>,
-    /// The final message: the model's last message; for an interrupted run the revised model
-    /// message carrying the interrupts and the pending outputs of completed calls; for a run
-    /// that committed a terminal result, the tool message answering it.
-    pub message: Option<Message>,
-    /// Why the run stopped.
-    pub finish_reason: FinishReason,
-    /// A note on the finish reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_message: Option<String>,
-    /// Tokens used by every model call of the run.
-    #[serde(default)]
-    pub usage: Usage,
-}
-
-impl Response {
-    /// The final message's text.
-    pub fn text(&self) -> String {
-        self.message.as_ref().map(Message::text).unwrap_or_default()
-    }
-
-    /// The unresolved interrupts of the final message.
-    pub fn interrupts(&self) -> Vec<&Part> {
-        self.message
-            .iter()
-            .flat_map(|m| m.content.iter())
-            .filter(|p| p.is_interrupt())
-            .collect()
-    }
-
-    /// The whole conversation, `messages` then `message`: store it to resume later.
-    pub fn history(&self) -> Vec<Message> {
-        let mut all = self.messages.clone();
-        all.extend(self.message.clone());
-        all
-    }
-}
 
 /// Directives answering the interrupts of a stored conversation.
 ///
@@ -323,13 +282,6 @@ async fn with_turn_hooks<'b>(
         turn = hook.wrap_turn(info, turn);
     }
     Ok(turn.await?.0)
-}
-
-/// What a turn ended with.
-#[derive(Debug)]
-pub(crate) enum TurnOutcome {
-    Continue,
-    Done(Response),
 }
 
 /// The executor's hold on the terminal tool, erased over the response type.

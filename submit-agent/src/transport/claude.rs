@@ -551,7 +551,7 @@ impl Assemble for Assembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::ToolDefinition;
+    use crate::definition::ToolDefinition;
 
     fn request(choice: ToolChoice) -> ModelRequest {
         ModelRequest {
