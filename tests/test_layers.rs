@@ -30,7 +30,6 @@ const ROOTS: &[(&str, &str)] = &[
 ];
 
 #[test]
-#[ignore = "issue 12: the cycles it prints are being taken apart"]
 fn no_crate_has_a_cycle_between_its_files() {
     let mut report = String::new();
     for (name, root) in ROOTS {
