@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Next, ToolCall, ToolHook};
+use crate::run::Agent;
 use crate::tool::ToolOutput;
 
 /// Answers errors of the covered tools (and unknown tool names) to the model as
@@ -49,6 +50,13 @@ impl SoftToolErrors {
     /// Whether errors of `tool` are answered to the model.
     pub fn covers(&self, tool: &str) -> bool {
         self.tools.as_ref().is_none_or(|t| t.contains(tool))
+    }
+}
+
+impl Agent {
+    /// Answers errors of the covered tools to the model (instances combine).
+    pub fn soft_tool_errors(self, policy: SoftToolErrors) -> Self {
+        self.answer_errors_of(move |tool| policy.covers(tool))
     }
 }
 

@@ -1,0 +1,355 @@
+//! Resuming an interrupted conversation: every directive checked first, then the steps run.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::join_all;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::call::{pending_of, response_part, with_request, CallResult};
+use super::turn::Run;
+use crate::context::Delivery;
+use crate::error::{RunError, RunErrorKind};
+use crate::message::{json_type, JsonObject, Message, Part, Role, ToolRequest, KEY_SOURCE};
+use crate::model::FinishReason;
+use crate::response::Response;
+use crate::tool::ToolOutput;
+
+const REINTERRUPTED_MESSAGE: &str =
+    "One or more tools triggered interrupts while resuming generation. The model was not called.";
+
+/// Directives answering the interrupts of a stored conversation.
+///
+/// ```
+/// use submit_agent::{Part, Resume};
+///
+/// let resume = Resume::new().respond(Part::tool_response("ask", Some("1".into()), None));
+/// assert_eq!(resume.respond.len(), 1);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    /// Restart directives: tool requests with restart state.
+    #[serde(default)]
+    pub restart: Vec<Part>,
+    /// Respond directives: tool responses.
+    #[serde(default)]
+    pub respond: Vec<Part>,
+    /// Metadata stored on the resumed tool message (`resumed`), `true` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+impl Resume {
+    /// No directives.
+    pub fn new() -> Self {
+        Resume::default()
+    }
+
+    /// Adds a restart directive.
+    pub fn restart(mut self, part: Part) -> Self {
+        self.restart.push(part);
+        self
+    }
+
+    /// Adds a respond directive.
+    pub fn respond(mut self, part: Part) -> Self {
+        self.respond.push(part);
+        self
+    }
+
+    /// Sorts parts into restart (tool requests) and respond (everything else, checked later).
+    pub fn from_parts(parts: impl IntoIterator<Item = Part>) -> Self {
+        let mut resume = Resume::new();
+        for part in parts {
+            if part.as_tool_request().is_some() {
+                resume.restart.push(part);
+            } else {
+                resume.respond.push(part);
+            }
+        }
+        resume
+    }
+}
+
+impl Run<'_> {
+    /// Turn 0 of a resume: validates every directive, then runs the steps. `Some` when the
+    /// run ended here (a committed submit).
+    pub(super) async fn resume(&mut self, resume: Resume) -> Result<Option<Response>, RunError> {
+        let invalid = |m: String| RunError::new(RunErrorKind::InvalidResume(m));
+        let mut restarts = Vec::new();
+        for part in &resume.restart {
+            match part.as_tool_request() {
+                Some(r) => restarts.push((r, part)),
+                None => {
+                    return Err(invalid(
+                        "a restart directive must be a tool request part".into(),
+                    ))
+                }
+            }
+        }
+        let mut responds = Vec::new();
+        for part in &resume.respond {
+            match part.as_tool_response() {
+                Some(r) => responds.push((r, part)),
+                None => {
+                    return Err(invalid(
+                        "a respond directive must be a tool response part".into(),
+                    ))
+                }
+            }
+        }
+        for name in restarts
+            .iter()
+            .map(|(r, _)| r.name.as_str())
+            .chain(responds.iter().map(|(r, _)| r.name.as_str()))
+        {
+            if !self.is_terminal(name) && !self.exec.chain.tools.contains_key(name) {
+                return Err(invalid(format!("tool {name:?} not found")));
+            }
+        }
+        let Some(last) = self.messages.last().map(|m| Message::clone(m)) else {
+            return Err(invalid(
+                "cannot resume a conversation with no messages".into(),
+            ));
+        };
+        if last.role != Role::Model || last.tool_requests().next().is_none() {
+            return Err(invalid(
+                "cannot resume unless the last message is by the model with at least one tool request".into(),
+            ));
+        }
+
+        enum Step {
+            Replay(Part),
+            Respond(Part),
+            Restart(ToolRequest, Option<Delivery>),
+            Terminal,
+        }
+        let mut plan: Vec<(usize, Step)> = Vec::new();
+        for (i, part) in last.content.iter().enumerate() {
+            let Some(request) = part.as_tool_request() else {
+                continue;
+            };
+            let same = |name: &str, reference: &Option<String>| {
+                name == request.name && *reference == request.reference
+            };
+            if let Some(pending) = &request.pending {
+                let mut response = response_part(
+                    &request.name,
+                    request.reference.clone(),
+                    ToolOutput {
+                        output: pending.output.clone(),
+                        content: pending.content.clone(),
+                        metadata: pending.metadata.clone(),
+                    },
+                );
+                response.set_meta(KEY_SOURCE, Value::String("pending".into()));
+                plan.push((i, Step::Replay(response)));
+            } else if let Some((r, p)) = responds.iter().find(|(r, _)| same(&r.name, &r.reference))
+            {
+                if let (Some(tool), Some(output)) =
+                    (self.exec.chain.tools.get(&r.name), r.output.as_ref())
+                {
+                    tool.check_output(output).map_err(|problem| {
+                        invalid(format!(
+                            "tool {:?} output validation failed: {problem}",
+                            r.name
+                        ))
+                    })?;
+                }
+                plan.push((i, Step::Respond((*p).clone())));
+            } else if let Some((r, _)) = restarts.iter().find(|(r, _)| same(&r.name, &r.reference))
+            {
+                if self.is_terminal(&r.name) {
+                    plan.push((i, Step::Terminal));
+                    continue;
+                }
+                let interrupt = request
+                    .interrupt
+                    .clone()
+                    .or_else(|| r.interrupt.clone())
+                    .unwrap_or_default();
+                let delivery = match &r.restart {
+                    None => None,
+                    Some(restart) => {
+                        let resume = match &restart.resume {
+                            None | Some(Value::Null) | Some(Value::Bool(true)) => JsonObject::new(),
+                            Some(Value::Object(m)) => m.clone(),
+                            Some(other) => {
+                                return Err(invalid(format!(
+                                    "resume data for tool {:?} must be a JSON object (a struct or map), got {}; a bare restart carries true or no payload",
+                                    r.name,
+                                    json_type(other)
+                                )))
+                            }
+                        };
+                        if interrupt.raised_by.is_none() {
+                            if let Some(tool) = self.exec.chain.tools.get(&r.name) {
+                                tool.check_resume(&Value::Object(resume.clone())).map_err(
+                                    |problem| {
+                                        invalid(format!(
+                                            "resume data for tool {:?} does not match its resume schema: {problem}",
+                                            r.name
+                                        ))
+                                    },
+                                )?;
+                            }
+                        }
+                        Some(Delivery {
+                            resume,
+                            original_input: restart.original_input.clone(),
+                            legacy: interrupt.raised_by.is_none()
+                                && interrupt.released_by.is_empty(),
+                            raised_by: interrupt.raised_by,
+                            released_by: interrupt.released_by,
+                        })
+                    }
+                };
+                let mut run_request = (*r).clone();
+                run_request.interrupt = None;
+                run_request.restart = None;
+                plan.push((i, Step::Restart(run_request, delivery)));
+            } else if self.is_terminal(&request.name) {
+                plan.push((i, Step::Terminal));
+            } else {
+                let held = request
+                    .interrupt
+                    .as_ref()
+                    .and_then(|i| i.raised_by.as_ref())
+                    .map(|id| format!(" (it is held by the middleware {id:?})"))
+                    .unwrap_or_default();
+                return Err(invalid(format!(
+                    "unresolved tool request \"{}#{}\" was not handled by the resume: supply a respond or restart directive for it, or keep the pending output of a previous call{held}",
+                    request.name,
+                    request.reference.as_deref().unwrap_or("")
+                )));
+            }
+        }
+
+        // Every directive checked: run the steps concurrently.
+        if let Some(stream) = &self.exec.stream {
+            stream.begin_resume();
+        }
+        let exec = &self.exec;
+        let results: HashMap<usize, CallResult> =
+            join_all(plan.into_iter().map(|(i, step)| async move {
+                let result = match step {
+                    Step::Replay(p) | Step::Respond(p) => Some(CallResult::Done(p)),
+                    Step::Restart(request, delivery) => Some(exec.call(request, delivery).await),
+                    Step::Terminal => None,
+                };
+                (i, result)
+            }))
+            .await
+            .into_iter()
+            .filter_map(|(i, r)| r.map(|r| (i, r)))
+            .collect();
+
+        let history_len = self.messages.len().saturating_sub(1);
+        let mut revised = last.clone();
+        let failed = last
+            .content
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| match results.get(&i) {
+                Some(CallResult::Failed(e)) => Some((p, e)),
+                _ => None,
+            });
+        let reinterrupted = results
+            .values()
+            .any(|r| matches!(r, CallResult::Interrupted(_)));
+        if failed.is_some() || reinterrupted {
+            for (i, part) in revised.content.iter_mut().enumerate() {
+                match results.get(&i) {
+                    Some(CallResult::Done(response)) => {
+                        let pending = pending_of(response);
+                        *part = with_request(part, |r| {
+                            r.pending = Some(pending);
+                            if let Some(int) = &mut r.interrupt {
+                                int.resolved = true;
+                            }
+                        });
+                    }
+                    Some(CallResult::Interrupted(interrupt)) if failed.is_none() => {
+                        *part = with_request(part, |r| r.interrupt = Some(interrupt.clone()));
+                    }
+                    _ => {}
+                }
+            }
+            self.messages.truncate(history_len);
+            if let Some((part, e)) = failed {
+                let name = part
+                    .as_tool_request()
+                    .map(|r| r.name.clone())
+                    .unwrap_or_default();
+                let kind = RunErrorKind::ToolFailed {
+                    name,
+                    message: format!("failed to resolve resumed tool request: {e}"),
+                };
+                let note = kind.to_string();
+                let partial = self.response(Some(revised), FinishReason::Failed, Some(&note));
+                return Err(RunError::with_partial(kind, partial));
+            }
+            let partial = self.response(
+                Some(revised),
+                FinishReason::Interrupted,
+                Some(REINTERRUPTED_MESSAGE),
+            );
+            return Err(RunError::with_partial(
+                RunErrorKind::InterruptedOnResume,
+                partial,
+            ));
+        }
+
+        // All resolved: mark the history, run terminal calls, append the tool message.
+        for (i, part) in revised.content.iter_mut().enumerate() {
+            if results.contains_key(&i) {
+                *part = with_request(part, |r| {
+                    r.pending = None;
+                    if let Some(int) = &mut r.interrupt {
+                        int.resolved = true;
+                    }
+                });
+            }
+        }
+        let requests: Vec<(usize, &ToolRequest)> = revised
+            .content
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.as_tool_request().map(|r| (i, r)))
+            .collect();
+        let mut responses: HashMap<usize, Part> = results
+            .into_iter()
+            .filter_map(|(i, r)| match r {
+                CallResult::Done(p) => Some((i, p)),
+                _ => None,
+            })
+            .collect();
+        let committed = self.run_terminals(&requests, &mut responses).await?;
+        let content: Vec<Part> = requests
+            .iter()
+            .filter_map(|(i, _)| responses.remove(i))
+            .collect();
+        let mut tool_message = Message::new(Role::Tool, content);
+        let mut meta = JsonObject::new();
+        meta.insert(
+            "resumed".into(),
+            resume
+                .metadata
+                .clone()
+                .map_or(Value::Bool(true), Value::Object),
+        );
+        tool_message.metadata = Some(meta);
+        self.messages.truncate(history_len);
+        self.messages.push(Arc::new(revised));
+        self.start = self.messages.len();
+        self.messages.push(Arc::new(tool_message.clone()));
+        self.stream_tool_message(&tool_message, 0)?;
+        if committed {
+            self.messages.pop();
+            let done = self.response(Some(tool_message), FinishReason::Stop, None);
+            return Ok(Some(done));
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,340 @@
+//! Turns and tool rounds: ask the model, run its calls, gate the terminal one, repeat.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::{join_all, BoxFuture};
+use futures::FutureExt;
+use serde_json::{json, Value};
+
+use super::call::{
+    pending_of, response_part, with_request, CallResult, Exec, GateStep, TerminalGate,
+};
+use crate::definition::ToolDefinition;
+use crate::error::{RunError, RunErrorKind};
+use crate::hook::{ModelHook, ModelNext, TurnEnd, TurnHook, TurnInfo};
+use crate::message::{Chunk, Message, Part, PartKind, Role, ToolRequest, KEY_IS_ERROR};
+use crate::model::{FinishReason, Model, ModelRequest, ToolChoice, Usage};
+use crate::response::{Response, TurnOutcome};
+use crate::stream::ModelStream;
+use crate::tool::ToolOutput;
+
+const INTERRUPTED_MESSAGE: &str = "One or more tool calls resulted in interrupts.";
+
+/// What a run reads of the agent's options.
+#[derive(Clone, Copy)]
+pub(super) struct Setup<'a> {
+    pub(super) model: &'a dyn Model,
+    pub(super) model_hooks: &'a [Arc<dyn ModelHook>],
+    pub(super) turn_hooks: &'a [Arc<dyn TurnHook>],
+    pub(super) max_turns: usize,
+    pub(super) tool_choice: &'a ToolChoice,
+}
+
+/// Runs a turn's body inside the turn hooks, the first outermost.
+pub(super) async fn with_turn_hooks<'b>(
+    hooks: &'b [Arc<dyn TurnHook>],
+    info: TurnInfo,
+    body: BoxFuture<'b, Result<TurnEnd, RunError>>,
+) -> Result<TurnOutcome, RunError> {
+    let mut turn = body;
+    for hook in hooks.iter().rev() {
+        turn = hook.wrap_turn(info, turn);
+    }
+    Ok(turn.await?.0)
+}
+
+pub(super) struct Run<'a> {
+    pub(super) setup: Setup<'a>,
+    pub(super) exec: Exec<'a>,
+    pub(super) terminal: Option<&'a dyn TerminalGate>,
+    pub(super) definitions: Vec<ToolDefinition>,
+    pub(super) messages: Vec<Arc<Message>>,
+    pub(super) start: usize,
+    pub(super) usage: Usage,
+    pub(super) turn: usize,
+    pub(super) rounds: usize,
+    pub(super) unusable: usize,
+    pub(super) force_next: bool,
+}
+
+/// How a round ended.
+enum Round {
+    Complete {
+        tool_message: Message,
+        committed: bool,
+    },
+    Interrupted(Message),
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn response(
+        &self,
+        message: Option<Message>,
+        finish: FinishReason,
+        note: Option<&str>,
+    ) -> Response {
+        Response {
+            messages: self.messages.iter().map(|m| Message::clone(m)).collect(),
+            message,
+            finish_reason: finish,
+            finish_message: note.map(str::to_owned),
+            usage: self.usage,
+        }
+    }
+
+    pub(super) fn fail(&self, kind: RunErrorKind, finish: FinishReason) -> RunError {
+        let note = kind.to_string();
+        let partial = self.response(None, finish, Some(&note));
+        RunError::with_partial(kind, partial)
+    }
+
+    pub(super) async fn drive(&mut self) -> Result<Response, RunError> {
+        let hooks = self.setup.turn_hooks;
+        loop {
+            let info = TurnInfo {
+                turn: self.turn,
+                message_index: self.messages.len().saturating_sub(self.start),
+            };
+            let body = self.turn_body(info).map(|r| r.map(TurnEnd)).boxed();
+            match with_turn_hooks(hooks, info, body).await? {
+                TurnOutcome::Continue => self.turn += 1,
+                TurnOutcome::Done(response) => return Ok(response),
+            }
+        }
+    }
+
+    async fn turn_body(&mut self, info: TurnInfo) -> Result<TurnOutcome, RunError> {
+        if let Some(stream) = &self.exec.stream {
+            stream.begin_turn(info.message_index);
+        }
+        let tool_choice = match (self.force_next, self.terminal) {
+            (true, Some(t)) => ToolChoice::Tool(t.name().to_owned()),
+            _ => self.setup.tool_choice.clone(),
+        };
+        let request = ModelRequest {
+            messages: self.messages.clone(),
+            tools: self.definitions.clone(),
+            tool_choice,
+        };
+        let next = ModelNext {
+            hooks: self.setup.model_hooks,
+            model: self.setup.model,
+            stream: self.exec.stream.as_ref().map(|s| ModelStream {
+                stream: Arc::clone(s),
+            }),
+        };
+        let response = match next.run(request).await {
+            Ok(r) => r,
+            Err(e) => return Err(self.fail(RunErrorKind::Model(e), FinishReason::Failed)),
+        };
+        self.usage += response.usage;
+        let mut message = response.message;
+        let mut counter = 0usize;
+        for part in &mut message.content {
+            if let PartKind::ToolRequest(r) = &mut part.kind {
+                counter += 1;
+                if r.reference.is_none() {
+                    r.reference = Some(format!("call-{}-{counter}", info.message_index));
+                }
+            }
+        }
+        if message.tool_requests().next().is_none() {
+            if let Some(t) = self.terminal {
+                self.unusable += 1;
+                if self.unusable >= 3 {
+                    return Err(self.fail(
+                        RunErrorKind::Unusable {
+                            turns: self.unusable,
+                            tool: t.name().to_owned(),
+                        },
+                        FinishReason::Failed,
+                    ));
+                }
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(Message::user(nudge(t.name()))));
+                self.force_next = !t.forbid_forcing();
+                return Ok(TurnOutcome::Continue);
+            }
+            return Ok(TurnOutcome::Done(self.response(
+                Some(message),
+                response.finish_reason,
+                None,
+            )));
+        }
+        self.unusable = 0;
+        self.force_next = false;
+        if self.rounds + 1 > self.setup.max_turns {
+            return Err(self.fail(
+                RunErrorKind::MaxTurnsExceeded(self.setup.max_turns),
+                FinishReason::Aborted,
+            ));
+        }
+        self.rounds += 1;
+        match self.round(&message).await? {
+            Round::Interrupted(revised) => Ok(TurnOutcome::Done(self.response(
+                Some(revised),
+                FinishReason::Interrupted,
+                Some(INTERRUPTED_MESSAGE),
+            ))),
+            Round::Complete {
+                tool_message,
+                committed,
+            } => {
+                let index = info.message_index + 1;
+                self.messages.push(Arc::new(message));
+                self.messages.push(Arc::new(tool_message.clone()));
+                self.stream_tool_message(&tool_message, index)?;
+                if committed {
+                    // The conversation ends with the tool message answering the submit.
+                    self.messages.pop();
+                    let done = self.response(Some(tool_message), FinishReason::Stop, None);
+                    return Ok(TurnOutcome::Done(done));
+                }
+                Ok(TurnOutcome::Continue)
+            }
+        }
+    }
+
+    pub(super) fn stream_tool_message(
+        &self,
+        tool_message: &Message,
+        index: usize,
+    ) -> Result<(), RunError> {
+        let Some(stream) = &self.exec.stream else {
+            return Ok(());
+        };
+        let chunk = Chunk {
+            role: Some(Role::Tool),
+            index,
+            content: tool_message.content.clone(),
+        };
+        stream.send(chunk).map_err(|e| {
+            // The round already happened; the history keeps it.
+            let partial = self.response(None, FinishReason::Failed, Some(&e.0));
+            RunError::with_partial(RunErrorKind::Stream(e.0), partial)
+        })
+    }
+
+    pub(super) fn is_terminal(&self, name: &str) -> bool {
+        self.terminal.is_some_and(|t| t.name() == name)
+    }
+
+    /// Runs one round of the model message's tool requests.
+    async fn round(&self, message: &Message) -> Result<Round, RunError> {
+        let requests: Vec<(usize, &ToolRequest)> = message
+            .content
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.as_tool_request().map(|r| (i, r)))
+            .collect();
+        let calls = requests
+            .iter()
+            .filter(|(_, r)| !self.is_terminal(&r.name))
+            .map(|(i, r)| {
+                let i = *i;
+                self.exec.call((*r).clone(), None).map(move |res| (i, res))
+            });
+        let results: HashMap<usize, CallResult> = join_all(calls).await.into_iter().collect();
+
+        for (i, r) in &requests {
+            if let Some(CallResult::Failed(e)) = results.get(i) {
+                return Err(self.fail(
+                    RunErrorKind::ToolFailed {
+                        name: r.name.clone(),
+                        message: e.to_string(),
+                    },
+                    FinishReason::Failed,
+                ));
+            }
+        }
+        if results
+            .values()
+            .any(|r| matches!(r, CallResult::Interrupted(_)))
+        {
+            let mut revised = message.clone();
+            for (i, part) in revised.content.iter_mut().enumerate() {
+                match results.get(&i) {
+                    Some(CallResult::Interrupted(interrupt)) => {
+                        *part = with_request(part, |r| r.interrupt = Some(interrupt.clone()));
+                    }
+                    Some(CallResult::Done(response)) => {
+                        let pending = pending_of(response);
+                        *part = with_request(part, |r| r.pending = Some(pending));
+                    }
+                    _ => {}
+                }
+            }
+            return Ok(Round::Interrupted(revised));
+        }
+        let mut responses: HashMap<usize, Part> = results
+            .into_iter()
+            .filter_map(|(i, r)| match r {
+                CallResult::Done(p) => Some((i, p)),
+                _ => None,
+            })
+            .collect();
+        let committed = self.run_terminals(&requests, &mut responses).await?;
+        let content = requests
+            .iter()
+            .filter_map(|(i, _)| responses.remove(i))
+            .collect();
+        Ok(Round::Complete {
+            tool_message: Message::new(Role::Tool, content),
+            committed,
+        })
+    }
+
+    /// Runs the terminal calls after the others, in the model's order.
+    pub(super) async fn run_terminals(
+        &self,
+        requests: &[(usize, &ToolRequest)],
+        responses: &mut HashMap<usize, Part>,
+    ) -> Result<bool, RunError> {
+        let Some(gate) = self.terminal else {
+            return Ok(false);
+        };
+        let mut committed = false;
+        for (i, r) in requests.iter().filter(|(_, r)| self.is_terminal(&r.name)) {
+            let part = if committed {
+                let mut part = response_part(
+                    &r.name,
+                    r.reference.clone(),
+                    ToolOutput::value(json!({"error": "a terminal result was already accepted"})),
+                );
+                part.set_meta(KEY_IS_ERROR, Value::Bool(true));
+                part
+            } else {
+                match gate.gate(r).await {
+                    GateStep::Answer { output, is_error } => {
+                        let mut part =
+                            response_part(&r.name, r.reference.clone(), ToolOutput::value(output));
+                        if is_error {
+                            part.set_meta(KEY_IS_ERROR, Value::Bool(true));
+                        }
+                        part
+                    }
+                    GateStep::Commit { output } => {
+                        committed = true;
+                        response_part(&r.name, r.reference.clone(), ToolOutput::value(output))
+                    }
+                    GateStep::Abort(message) => {
+                        return Err(self.fail(
+                            RunErrorKind::ResultValidation(message),
+                            FinishReason::Failed,
+                        ))
+                    }
+                }
+            };
+            responses.insert(*i, part);
+        }
+        Ok(committed)
+    }
+}
+
+/// The user message after a text-only turn, naming the configured terminal tool.
+pub(crate) fn nudge(tool: &str) -> String {
+    format!(
+        "Your last turn did not call any tool, so the run cannot end. To finish, call the {tool} tool now with your complete, final result."
+    )
+}
