@@ -52,7 +52,6 @@ fn no_crate_has_a_cycle_between_its_files() {
 }
 
 #[test]
-#[ignore = "issue 12: the files it prints are being split"]
 fn no_source_file_is_longer_than_the_limit() {
     let mut report = String::new();
     for (_, root) in ROOTS {

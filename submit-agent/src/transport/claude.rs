@@ -10,7 +10,7 @@ use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
 };
-use super::{decoders, http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -18,6 +18,7 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "claude";
 /// Part metadata namespace holding thinking signatures and redacted thinking.
 const NS: &str = "claude";
+provider_errors!();
 
 /// The Anthropic Messages API as a [`Model`](crate::Model).
 ///
@@ -176,13 +177,6 @@ impl Claude {
 model_via_send!(Claude);
 decoders!(Claude);
 
-fn refuse(message: impl Into<String>) -> TransportError {
-    TransportError::Request {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 fn push_instruction(messages: &mut Vec<Value>, instruction: &str) {
     let block = json!({"type": "text", "text": instruction});
     match messages.last_mut() {
@@ -308,13 +302,6 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
         .collect())
 }
 
-fn shape(message: impl Into<String>) -> TransportError {
-    TransportError::Response {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 /// Reads a Messages API answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if body.get("type").and_then(Value::as_str) == Some("error") {
@@ -389,13 +376,6 @@ pub(crate) struct Assembler {
     message: Option<Value>,
     blocks: BTreeMap<u64, Value>,
     json: BTreeMap<u64, String>,
-}
-
-fn malformed(message: String) -> TransportError {
-    TransportError::Stream {
-        provider: PROVIDER,
-        message,
-    }
 }
 
 impl Assemble for Assembler {

@@ -11,7 +11,7 @@ use super::wire::{
     append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
     with_meta,
 };
-use super::{decoders, http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -19,6 +19,7 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "gemini";
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
+provider_errors!();
 
 /// The Gemini API (`generateContent`) as a [`Model`](crate::Model).
 ///
@@ -178,13 +179,6 @@ impl Gemini {
 model_via_send!(Gemini);
 decoders!(Gemini);
 
-fn refuse(message: impl Into<String>) -> TransportError {
-    TransportError::Request {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 fn media_part(media: &Media) -> Result<Value, TransportError> {
     let content_type = mime(PROVIDER, media)?;
     Ok(match &media.source {
@@ -306,13 +300,6 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
         .collect())
 }
 
-fn shape(message: impl Into<String>) -> TransportError {
-    TransportError::Response {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 /// Reads a `generateContent` answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
@@ -405,13 +392,6 @@ pub(crate) struct Assembler {
     parts: Vec<Value>,
     finish: Option<Value>,
     last: Option<Value>,
-}
-
-fn malformed(message: String) -> TransportError {
-    TransportError::Stream {
-        provider: PROVIDER,
-        message,
-    }
 }
 
 impl Assemble for Assembler {

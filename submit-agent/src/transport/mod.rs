@@ -331,3 +331,31 @@ macro_rules! model_via_send {
     };
 }
 pub(crate) use model_via_send;
+
+/// A provider file's three error shorthands, each naming its `PROVIDER`: `refuse` (a request it
+/// cannot carry), `shape` (an answer not in its documented shape), `malformed` (a broken stream).
+macro_rules! provider_errors {
+    () => {
+        fn refuse(message: impl Into<String>) -> $crate::transport::TransportError {
+            $crate::transport::TransportError::Request {
+                provider: PROVIDER,
+                message: message.into(),
+            }
+        }
+
+        fn shape(message: impl Into<String>) -> $crate::transport::TransportError {
+            $crate::transport::TransportError::Response {
+                provider: PROVIDER,
+                message: message.into(),
+            }
+        }
+
+        fn malformed(message: String) -> $crate::transport::TransportError {
+            $crate::transport::TransportError::Stream {
+                provider: PROVIDER,
+                message,
+            }
+        }
+    };
+}
+pub(crate) use provider_errors;

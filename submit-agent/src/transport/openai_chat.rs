@@ -11,12 +11,13 @@ use super::wire::{
     arguments_text, arguments_value, count, error_text, media_url, mime, nested, output_text,
     system_text,
 };
-use super::{decoders, http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-chat";
+provider_errors!();
 
 /// The OpenAI Chat Completions API as a [`Model`](crate::Model).
 ///
@@ -150,13 +151,6 @@ impl OpenAiChat {
 model_via_send!(OpenAiChat);
 decoders!(OpenAiChat);
 
-fn refuse(message: impl Into<String>) -> TransportError {
-    TransportError::Request {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 /// A user content part.
 fn user_part(part: &Part) -> Result<Option<Value>, TransportError> {
     Ok(match &part.kind {
@@ -270,13 +264,6 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
     Ok(())
 }
 
-fn shape(message: impl Into<String>) -> TransportError {
-    TransportError::Response {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 /// Reads a Chat Completions answer into a response.
 pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
@@ -361,13 +348,6 @@ pub(crate) struct Assembler {
     usage: Option<Value>,
     base: Option<Value>,
     calls_sent: bool,
-}
-
-fn malformed(message: String) -> TransportError {
-    TransportError::Stream {
-        provider: PROVIDER,
-        message,
-    }
 }
 
 impl Assembler {

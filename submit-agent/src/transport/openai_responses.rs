@@ -11,7 +11,7 @@ use super::wire::{
     append_text, arguments_text, arguments_value, count, error_text, media_url, meta, mime, nested,
     output_text, system_text, with_meta,
 };
-use super::{decoders, http_builder, model_via_send, TransportError};
+use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -19,6 +19,7 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "openai-responses";
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
+provider_errors!();
 
 /// The OpenAI Responses API as a [`Model`](crate::Model).
 ///
@@ -165,13 +166,6 @@ impl OpenAiResponses {
 
 model_via_send!(OpenAiResponses);
 decoders!(OpenAiResponses);
-
-fn refuse(message: impl Into<String>) -> TransportError {
-    TransportError::Request {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
 
 /// An input content part (user messages and tool outputs).
 fn media_part(media: &Media) -> Result<Value, TransportError> {
@@ -324,13 +318,6 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
     Ok(())
 }
 
-fn shape(message: impl Into<String>) -> TransportError {
-    TransportError::Response {
-        provider: PROVIDER,
-        message: message.into(),
-    }
-}
-
 /// The item's id as part metadata.
 fn item_id(item: &Value) -> Map<String, Value> {
     let mut m = Map::new();
@@ -458,13 +445,6 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 pub(crate) struct Assembler {
     items: BTreeMap<u64, Value>,
     response: Option<Value>,
-}
-
-fn malformed(message: String) -> TransportError {
-    TransportError::Stream {
-        provider: PROVIDER,
-        message,
-    }
 }
 
 impl Assemble for Assembler {
