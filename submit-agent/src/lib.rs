@@ -23,6 +23,29 @@
 //! let response = futures::executor::block_on(agent.generate(vec![Message::user("Weather?")])).unwrap();
 //! assert_eq!(response.text(), "Sunny in Paris.");
 //! ```
+//!
+//! # Layers
+//!
+//! Read bottom to top: each file uses only the ones listed before it.
+//!
+//! 1. `message/`: the data: `part.rs` messages, parts and interrupt state; `wire.rs` their JSON
+//!    form.
+//! 2. `definition.rs`: a tool's definition as a model sees it.
+//! 3. `stream.rs`: chunks on their way to the caller's sink.
+//! 4. `model.rs`: the model seam: requests, answers, the scripted model.
+//! 5. `response.rs`: what a run returns, and how a turn ended.
+//! 6. `error.rs`: tool and run errors (a run error carries the partial [`Response`]).
+//! 7. `schema.rs`: input, output and resume schemas checked on values.
+//! 8. `context.rs`: a call's context: attach, fail, interrupt, resume data, send chunks.
+//! 9. `tool.rs`: typed tools and their outputs.
+//! 10. `hook.rs`: tool, turn and model hooks, and the chain a call runs through.
+//! 11. `run/`: the loop: `call.rs` one call and the terminal gate's seam, `turn.rs` turns and
+//!     rounds, `resume.rs` resuming, `agent.rs` the options and the start of a run.
+//! 12. `executor.rs`: the terminal submit gated through result validators.
+//! 13. `middleware.rs`: soft tool errors and tool approval, built on hooks and the agent's
+//!     options; the loop never names them.
+//! 14. `runtime.rs`, then `mcp.rs` (feature `mcp`) and `transport/` (one feature per
+//!     provider): `wire.rs`, `sse.rs`, `http.rs` under one file per provider.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
