@@ -6,10 +6,15 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::{ParameterCause, SubmitError};
 use crate::metadata::{SubmitResult, REASONING};
 use crate::options::{BuildError, Options};
-use crate::provider::Provider;
+use crate::outcome::{Outcome, Rejected};
+use crate::parse::{Arguments, Parser};
+use crate::provider::{Call, CallShapeError, Provider};
 use crate::schema;
+use crate::schema::property::Property;
+use crate::trace::Trace;
 
 /// A terminal submit tool for the response type `R`.
 ///
@@ -38,79 +43,6 @@ impl<R> std::fmt::Debug for SubmitTool<R> {
     }
 }
 
-/// A top-level payload property, in schema order.
-#[derive(Clone, Debug)]
-pub(crate) struct Property {
-    pub(crate) name: String,
-    /// Required by the original (not strict-rewritten) schema.
-    #[allow(dead_code, reason = "read by the submit parser")]
-    pub(crate) required: bool,
-    /// The JSON types its schema admits, when the schema says exactly (`type`, or every branch
-    /// of `anyOf`/`oneOf` typed); `None` when it may admit anything.
-    pub(crate) types: Option<Types>,
-}
-
-/// A set of JSON Schema types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Types(u8);
-
-impl Types {
-    pub(crate) const NULL: Types = Types(1);
-    pub(crate) const BOOLEAN: Types = Types(2);
-    pub(crate) const INTEGER: Types = Types(4);
-    pub(crate) const NUMBER: Types = Types(8);
-    pub(crate) const STRING: Types = Types(16);
-    pub(crate) const ARRAY: Types = Types(32);
-    pub(crate) const OBJECT: Types = Types(64);
-
-    /// The union of two sets.
-    pub(crate) fn with(self, other: Types) -> Types {
-        Types(self.0 | other.0)
-    }
-
-    /// Whether every type of `other` is in the set.
-    pub(crate) fn has(self, other: Types) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    fn named(name: &str) -> Option<Types> {
-        Some(match name {
-            "null" => Types::NULL,
-            "boolean" => Types::BOOLEAN,
-            "integer" => Types::INTEGER,
-            "number" => Types::NUMBER,
-            "string" => Types::STRING,
-            "array" => Types::ARRAY,
-            "object" => Types::OBJECT,
-            _ => return None,
-        })
-    }
-
-    /// The types a property schema admits, when it says exactly.
-    pub(crate) fn of_schema(schema: &Value) -> Option<Types> {
-        match schema.get("type") {
-            Some(Value::String(name)) => return Types::named(name),
-            Some(Value::Array(names)) => {
-                return names.iter().try_fold(Types(0), |set, name| {
-                    Some(set.with(Types::named(name.as_str()?)?))
-                });
-            }
-            Some(_) => return None,
-            None => {}
-        }
-        let branches = schema
-            .get("anyOf")
-            .or_else(|| schema.get("oneOf"))?
-            .as_array()?;
-        if branches.is_empty() {
-            return None;
-        }
-        branches.iter().try_fold(Types(0), |set, branch| {
-            Some(set.with(Types::of_schema(branch)?))
-        })
-    }
-}
-
 /// Everything a built tool computed once.
 pub(crate) struct Inner {
     /// The options with defaults applied and validated.
@@ -118,12 +50,10 @@ pub(crate) struct Inner {
     /// The full, un-omitted payload schema (subschemas inlined, root description set).
     pub(crate) payload_schema: Value,
     /// The payload's top-level properties in schema order (full schema).
-    #[allow(dead_code, reason = "read by the submit parser")]
     pub(crate) properties: Vec<Property>,
     /// The definitions, indexed by `Provider::index`.
     pub(crate) definitions: [Value; 4],
     /// For a tool built from a JSON Schema document: the validator of step 7.
-    #[allow(dead_code, reason = "read by the submit parser")]
     pub(crate) validator: Option<jsonschema::Validator>,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
     /// argument is rejected (SUBMIT.md §10.3c).
@@ -179,6 +109,111 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// ```
     pub fn definition(&self, provider: Provider) -> Value {
         self.inner.definitions[provider.index()].clone()
+    }
+
+    /// Handles a call in `provider`'s native shape (a `tool_use` block, a `functionCall` part,
+    /// a Chat tool call, a Responses `function_call` item).
+    ///
+    /// A call that is not in the provider's shape (see [`Provider::read_call`]) is rejected
+    /// like arguments that do not decode: cause
+    /// [`ParameterCause::UndecodableArguments`], message `failed to parse tool arguments: not
+    /// a <provider> tool call: <what is wrong>`. Never panics, whatever the input.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use serde_json::json;
+    /// use submit_result::{Options, Outcome, Provider, Recovery, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Analysis {
+    ///     summary: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Analysis>::new(Options::new().payload_field_name("analysis"))?;
+    /// let call = json!({
+    ///     "id": "call_1", "type": "function",
+    ///     "function": {"name": "submit_result",
+    ///                  "arguments": r#"{"reasoning":"done","analysis":"{\"summary\":\"ok\"}</analysis>"}"#}
+    /// });
+    /// let Outcome::Accepted(accepted) = tool.handle(Provider::OpenAiChat, &call) else {
+    ///     panic!("rejected");
+    /// };
+    /// assert_eq!(accepted.response.summary, "ok");
+    /// assert_eq!(accepted.recovery, Some(Recovery::Stringified));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn handle(&self, provider: Provider, call: &Value) -> Outcome<R> {
+        self.handle_read(provider.read_call(call))
+    }
+
+    /// Handles a call's arguments directly.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use submit_result::{Arguments, ErrorClass, Options, Outcome, ParameterCause, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Analysis {
+    ///     summary: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Analysis>::new(Options::new())?;
+    /// let outcome = tool.handle_arguments(Arguments::Text(r#"{"result":{"summary":"ok"}}"#));
+    /// let Outcome::Rejected(rejected) = outcome else { panic!("accepted") };
+    /// assert_eq!(rejected.error.class(), ErrorClass::Parameter);
+    /// assert_eq!(rejected.error.cause(), Some(ParameterCause::AbsentOrMistyped));
+    /// assert_eq!(rejected.tool_result["error"], "reasoning parameter is required");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn handle_arguments(&self, arguments: Arguments<'_>) -> Outcome<R> {
+        match self.parser().parse(arguments) {
+            Ok(accepted) => Outcome::Accepted(accepted),
+            Err(error) => self.reject(error),
+        }
+    }
+
+    /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one
+    /// record, marked recoverable, carrying the call's id).
+    pub fn handle_traced(&self, provider: Provider, call: &Value, trace: &mut Trace) -> Outcome<R> {
+        let read = provider.read_call(call);
+        let id = read.as_ref().ok().and_then(|call| call.id);
+        let outcome = self.handle_read(read);
+        trace.record(id, self.name(), &outcome);
+        outcome
+    }
+
+    /// A call read out of its provider's shape, or why it could not be.
+    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>) -> Outcome<R> {
+        match read {
+            Ok(call) => self.handle_arguments(call.arguments),
+            Err(shape) => self.reject(SubmitError::parameter(
+                ParameterCause::UndecodableArguments,
+                format!("failed to parse tool arguments: {shape}"),
+            )),
+        }
+    }
+
+    /// What the parse steps read of the tool.
+    fn parser(&self) -> Parser<'_> {
+        Parser {
+            options: &self.inner.options,
+            properties: &self.inner.properties,
+            validator: self.inner.validator.as_ref(),
+            closed: self.inner.closed,
+        }
+    }
+
+    fn reject(&self, error: SubmitError) -> Outcome<R> {
+        tracing::info!(
+            tool = %self.inner.options.tool_name,
+            class = ?error.class(),
+            cause = ?error.cause(),
+            error = %error.trace_text(),
+            "rejected submit"
+        );
+        Outcome::Rejected(Rejected::new(error))
     }
 }
 
@@ -314,17 +349,7 @@ fn build(
     validator: Option<jsonschema::Validator>,
 ) -> Result<Inner, BuildError> {
     let payload_schema = schema::payload_schema(document, root_name, &options.payload_description)?;
-    let properties: Vec<Property> = schema::top_properties(&payload_schema)
-        .into_iter()
-        .map(|p| Property {
-            types: payload_schema
-                .get("properties")
-                .and_then(|properties| properties.get(&p.name))
-                .and_then(Types::of_schema),
-            name: p.name,
-            required: p.required,
-        })
-        .collect();
+    let properties = schema::property::table(&payload_schema);
     let closed = payload_schema.get("additionalProperties") == Some(&Value::Bool(false));
     if options.flat_payload {
         if let Some(problem) = schema::flat_shape_problem(&payload_schema) {

@@ -11,20 +11,30 @@ use super::arguments::RawObject;
 use super::duplicates;
 use super::located::Payload;
 use crate::error::SubmitError;
-use crate::tool::{Inner, Property};
+use crate::schema::property::Property;
+
+/// What step 7 needs of the tool.
+pub(crate) struct Decode<'t> {
+    /// Strict mode: the optional properties' `null`s are removed first (§4).
+    pub(crate) strict: bool,
+    /// The properties of the full schema, in schema order.
+    pub(crate) properties: &'t [Property],
+    /// For a tool built from a JSON Schema document: the validator of §9.
+    pub(crate) validator: Option<&'t jsonschema::Validator>,
+}
 
 /// Step 7. The message is the same whether the payload came direct, from a string or from
 /// reasoning: serde's text without the position, which differs between those.
 pub(crate) fn decode<R: DeserializeOwned>(
-    inner: &Inner,
+    tool: &Decode<'_>,
     payload: Payload<'_>,
 ) -> Result<R, SubmitError> {
-    let payload = if inner.options.strict {
-        without_optional_nulls(payload, &inner.properties)
+    let payload = if tool.strict {
+        without_optional_nulls(payload, tool.properties)
     } else {
         payload
     };
-    match &inner.validator {
+    match tool.validator {
         Some(validator) => validated(validator, payload),
         None => deserialize(payload),
     }

@@ -14,7 +14,7 @@ use super::located::{Located, Payload};
 use super::reasoning::{trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{AppliedRecovery, RecoveryKind};
-use crate::tool::{Property, Types};
+use crate::schema::property::{Property, Types};
 
 /// What step 3 needs of the tool.
 pub(crate) struct Flat<'t> {

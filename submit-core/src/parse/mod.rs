@@ -1,6 +1,6 @@
 //! Handling a submit call: the steps of SUBMIT.md §5, top to bottom.
 //!
-//! `SubmitTool::parse` reads as the specification does: each step is one call into its own
+//! `Parser::parse` reads as the specification does: each step is one call into its own
 //! file, and the first failure wins. Before the steps, argument text goes through one pass
 //! (`clean.rs`) that accepts a clean call or a stringified payload directly and otherwise hands
 //! over what it read; it never rejects, so every rejection is the steps' own.
@@ -40,11 +40,10 @@ use arguments::{Args, Step1};
 use clean::OnePass;
 use recover::Recovered;
 
-use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected};
-use crate::provider::{Call, CallShapeError, Provider};
-use crate::tool::SubmitTool;
-use crate::trace::Trace;
+use crate::error::SubmitError;
+use crate::options::Options;
+use crate::outcome::{Accepted, AppliedRecovery, Recovery, RecoveryKind};
+use crate::schema::property::Property;
 
 /// Why the steps rejected: at step 1 on argument text (the rules of §10.1 may still read
 /// it), or anywhere else.
@@ -61,94 +60,27 @@ impl Failure {
     }
 }
 
-impl<R: DeserializeOwned> SubmitTool<R> {
-    /// Handles a call in `provider`'s native shape (a `tool_use` block, a `functionCall` part,
-    /// a Chat tool call, a Responses `function_call` item).
-    ///
-    /// A call that is not in the provider's shape (see [`Provider::read_call`]) is rejected
-    /// like arguments that do not decode: cause
-    /// [`ParameterCause::UndecodableArguments`], message `failed to parse tool arguments: not
-    /// a <provider> tool call: <what is wrong>`. Never panics, whatever the input.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), submit_result::BuildError> {
-    /// use serde_json::json;
-    /// use submit_result::{Options, Outcome, Provider, Recovery, SubmitTool};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Analysis {
-    ///     summary: String,
-    /// }
-    ///
-    /// let tool = SubmitTool::<Analysis>::new(Options::new().payload_field_name("analysis"))?;
-    /// let call = json!({
-    ///     "id": "call_1", "type": "function",
-    ///     "function": {"name": "submit_result",
-    ///                  "arguments": r#"{"reasoning":"done","analysis":"{\"summary\":\"ok\"}</analysis>"}"#}
-    /// });
-    /// let Outcome::Accepted(accepted) = tool.handle(Provider::OpenAiChat, &call) else {
-    ///     panic!("rejected");
-    /// };
-    /// assert_eq!(accepted.response.summary, "ok");
-    /// assert_eq!(accepted.recovery, Some(Recovery::Stringified));
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn handle(&self, provider: Provider, call: &Value) -> Outcome<R> {
-        self.handle_read(provider.read_call(call))
-    }
+/// What the steps read of a built tool, handed over by `tool.rs`: its options and what it
+/// computed once from the payload schema.
+pub(crate) struct Parser<'t> {
+    /// The options with defaults applied and validated.
+    pub(crate) options: &'t Options,
+    /// The payload's top-level properties in schema order (full schema).
+    pub(crate) properties: &'t [Property],
+    /// For a tool built from a JSON Schema document: the validator of step 7.
+    pub(crate) validator: Option<&'t jsonschema::Validator>,
+    /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
+    /// argument is rejected (SUBMIT.md §10.3c).
+    pub(crate) closed: bool,
+}
 
-    /// Handles a call's arguments directly.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), submit_result::BuildError> {
-    /// use submit_result::{Arguments, ErrorClass, Options, Outcome, ParameterCause, SubmitTool};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Analysis {
-    ///     summary: String,
-    /// }
-    ///
-    /// let tool = SubmitTool::<Analysis>::new(Options::new())?;
-    /// let outcome = tool.handle_arguments(Arguments::Text(r#"{"result":{"summary":"ok"}}"#));
-    /// let Outcome::Rejected(rejected) = outcome else { panic!("accepted") };
-    /// assert_eq!(rejected.error.class(), ErrorClass::Parameter);
-    /// assert_eq!(rejected.error.cause(), Some(ParameterCause::AbsentOrMistyped));
-    /// assert_eq!(rejected.tool_result["error"], "reasoning parameter is required");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn handle_arguments(&self, arguments: Arguments<'_>) -> Outcome<R> {
-        match self.parse(arguments) {
-            Ok(accepted) => Outcome::Accepted(accepted),
-            Err(error) => self.reject(error),
-        }
-    }
-
-    /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one
-    /// record, marked recoverable, carrying the call's id).
-    pub fn handle_traced(&self, provider: Provider, call: &Value, trace: &mut Trace) -> Outcome<R> {
-        let read = provider.read_call(call);
-        let id = read.as_ref().ok().and_then(|call| call.id);
-        let outcome = self.handle_read(read);
-        trace.record(id, self.name(), &outcome);
-        outcome
-    }
-
-    /// A call read out of its provider's shape, or why it could not be.
-    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>) -> Outcome<R> {
-        match read {
-            Ok(call) => self.handle_arguments(call.arguments),
-            Err(shape) => self.reject(SubmitError::parameter(
-                ParameterCause::UndecodableArguments,
-                format!("failed to parse tool arguments: {shape}"),
-            )),
-        }
-    }
-
+impl Parser<'_> {
     /// SUBMIT.md §10.1 around §5 steps 1 to 8: argument text that step 1 rejects is read by
     /// the rules for the arguments as a whole, and the steps run again on what they found.
-    fn parse(&self, arguments: Arguments<'_>) -> Result<Accepted<R>, SubmitError> {
+    pub(crate) fn parse<R: DeserializeOwned>(
+        &self,
+        arguments: Arguments<'_>,
+    ) -> Result<Accepted<R>, SubmitError> {
         let mut applied = Vec::new();
         // `input`/`args` that arrived as a string is argument text (§10.1).
         let (arguments, encoded) = match arguments {
@@ -176,18 +108,18 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     }
 
     /// §5 steps 1 to 8, with §10.1e after step 1 and §10.3 inside step 3.
-    fn steps(
+    fn steps<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
         applied: &mut Vec<AppliedRecovery>,
     ) -> Result<Accepted<R>, Failure> {
-        let options = &self.inner.options;
+        let options = &self.options;
         let field = &options.payload_field_name;
         // The common cases, a clean call or a stringified payload in argument text, decode in
         // one pass; anything else, every rejection included, is decided by the steps.
         let mut read = None;
         if let Arguments::Text(text) = arguments {
-            if !options.flat_payload && !options.strict && self.inner.validator.is_none() {
+            if !options.flat_payload && !options.strict && self.validator.is_none() {
                 match clean::decode(text, field, options.omit_reasoning) {
                     OnePass::Accepted(response, reasoning, recovery) => {
                         if let Some(recovery) = recovery {
@@ -205,7 +137,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         // 1. Decode the arguments (done already when the one pass handed over its members).
         let (mut args, mut read_reasoning) = match read {
             Some(read) => read,
-            None => (Self::decode_arguments(arguments)?, None),
+            None => (decode_arguments(arguments)?, None),
         };
         // §10.1e: one wrapper member (only where no other §10.1 rule applied; a reasoning the
         // one pass read is a member, so the object holds a parameter).
@@ -213,7 +145,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             let parameters = whole::Parameters {
                 reasoning: !options.omit_reasoning,
                 payload: Some(field),
-                properties: &self.inner.properties,
+                properties: self.properties,
                 flat: options.flat_payload,
             };
             if let Some(inner) = whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
@@ -226,26 +158,14 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             .map_err(Failure::Other)
     }
 
-    /// Step 1 proper: text that is no object may still be read by §10.1; anything else that
-    /// fails here is final.
-    fn decode_arguments(arguments: Arguments<'_>) -> Result<Args<'_>, Failure> {
-        match arguments {
-            Arguments::Text(text) => arguments::decode_text(text).map_err(|step1| match step1 {
-                Step1::NotAnObject(error) => Failure::Step1(error),
-                Step1::Duplicate(error) => Failure::Other(error),
-            }),
-            other => arguments::decode(other).map_err(Failure::Other),
-        }
-    }
-
     /// Steps 2 to 8.
-    fn after_step_1<'a>(
+    fn after_step_1<'a, R: DeserializeOwned>(
         &self,
         args: &Args<'a>,
         read_reasoning: Option<Cow<'a, str>>,
         applied: &mut Vec<AppliedRecovery>,
     ) -> Result<Accepted<R>, SubmitError> {
-        let options = &self.inner.options;
+        let options = &self.options;
         // 2. Reasoning (already read when the one pass found it a string).
         let reasoning = match read_reasoning {
             Some(reasoning) => reasoning,
@@ -255,13 +175,13 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         let found = if options.flat_payload {
             // 3. Flat payload.
             let flat = flat::Flat {
-                properties: &self.inner.properties,
+                properties: self.properties,
                 omit_reasoning: options.omit_reasoning,
                 omitted: &options.omit_payload_fields,
-                closed: self.inner.closed,
+                closed: self.closed,
             };
             Recovered::Located(flat::build(args, &reasoning, &flat, applied)?)
-        } else if !options.strict && self.inner.validator.is_none() {
+        } else if !options.strict && self.validator.is_none() {
             // 4 to 6, and 7 for a payload recovered from reasoning: it is decoded as its end
             // is found.
             payload::locate_decoded(args, field, &reasoning)?
@@ -278,7 +198,12 @@ impl<R: DeserializeOwned> SubmitTool<R> {
                     applied.push(AppliedRecovery::new(also));
                 }
                 // 7. Decode.
-                let response = decode::decode(&self.inner, located.payload)?;
+                let tool = decode::Decode {
+                    strict: options.strict,
+                    properties: self.properties,
+                    validator: self.validator,
+                };
+                let response = decode::decode(&tool, located.payload)?;
                 (response, located.reasoning, located.recovery)
             }
             Recovered::Decoded(response, recovered, recovery) => {
@@ -310,20 +235,20 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     fn named(&self, recovery: Recovery) -> AppliedRecovery {
         AppliedRecovery::naming(
             recovery.into(),
-            vec![self.inner.options.payload_field_name.to_string()],
+            vec![self.options.payload_field_name.to_string()],
         )
     }
 
     /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text,
     /// and one event for each rule that applied, naming its kind.
-    fn accept(
+    fn accept<R>(
         &self,
         response: R,
         reasoning: String,
         recovery: Option<Recovery>,
         applied: &mut Vec<AppliedRecovery>,
     ) -> Accepted<R> {
-        let options = &self.inner.options;
+        let options = &self.options;
         for rule in applied.iter() {
             self.log_recovery(rule);
         }
@@ -356,22 +281,23 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             RecoveryKind::ClosingMarkup => "tool-call markup at the end of string properties",
         };
         tracing::warn!(
-            tool = %self.inner.options.tool_name,
-            field = %self.inner.options.payload_field_name,
+            tool = %self.options.tool_name,
+            field = %self.options.payload_field_name,
             recovery = rule.kind.as_str(),
             parameters = ?rule.parameters,
             "recovered submit payload: {how}"
         );
     }
+}
 
-    fn reject(&self, error: SubmitError) -> Outcome<R> {
-        tracing::info!(
-            tool = %self.inner.options.tool_name,
-            class = ?error.class(),
-            cause = ?error.cause(),
-            error = %error.trace_text(),
-            "rejected submit"
-        );
-        Outcome::Rejected(Rejected::new(error))
+/// Step 1 proper: text that is no object may still be read by §10.1; anything else that
+/// fails here is final.
+fn decode_arguments(arguments: Arguments<'_>) -> Result<Args<'_>, Failure> {
+    match arguments {
+        Arguments::Text(text) => arguments::decode_text(text).map_err(|step1| match step1 {
+            Step1::NotAnObject(error) => Failure::Step1(error),
+            Step1::Duplicate(error) => Failure::Other(error),
+        }),
+        other => arguments::decode(other).map_err(Failure::Other),
     }
 }

@@ -4,7 +4,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::options::Options;
-use crate::tool::{Inner, Property, SubmitTool, Types};
+use crate::schema::property::{Property, Types};
+use crate::tool::{Inner, SubmitTool};
 
 /// What a test tool looks like.
 #[derive(Clone, Debug)]

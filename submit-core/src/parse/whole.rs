@@ -11,6 +11,7 @@ use super::closing::leading_object;
 use super::reasoning::{trim_space, REASONING};
 use crate::error::SubmitError;
 use crate::outcome::RecoveryKind;
+use crate::schema::property::Property;
 
 /// The arguments object that rules (a)–(d) found in text step 1 rejected, and the kinds they
 /// record, in order.
@@ -107,7 +108,7 @@ pub(crate) struct Parameters<'t> {
     /// The payload parameter (nested), or `None` under `flat`.
     pub(crate) payload: Option<&'t str>,
     /// Under `flat`: each property and whether it is required.
-    pub(crate) properties: &'t [crate::tool::Property],
+    pub(crate) properties: &'t [Property],
     pub(crate) flat: bool,
 }
 
