@@ -13,13 +13,15 @@
 //!    and the error of an object not in it.
 //! 5. `options.rs`: the options and their validation (`BuildError`).
 //! 6. `schema/`: reflection and the dialects (`keywords.rs` under `inline.rs`, `gemini.rs`,
-//!    `strict.rs` and `mod.rs`).
+//!    `strict.rs` and `mod.rs`), and `property.rs`, the payload's property table the steps
+//!    read.
 //! 7. `parse/call.rs`, then `provider/`: the envelope readers the formats share, and one file
 //!    per wire format (its definition and the reading of its call).
 //! 8. The parse steps: `reasoning.rs`, `closing.rs`, `echo.rs`, `located.rs`, `recover.rs`,
 //!    `payload.rs`, `flat.rs`, `decode.rs`, `whole.rs`, the one pass `clean.rs`, and
-//!    `parse/mod.rs` calling them in the order of SUBMIT.md §5 and §10. One reach upward is
-//!    left: `decode.rs` and `flat.rs` read the payload's property table from `tool.rs`.
+//!    `parse/mod.rs` calling them in the order of SUBMIT.md §5 and §10 on a `Parser`: what
+//!    they read of the tool (options, property table, validator), handed over by `tool.rs`.
+//!    The one pass is a shortcut the steps alone are tested against, call for call.
 //! 9. `trace.rs`, `tool.rs`: the trace, and [`SubmitTool`], built once, handling calls.
 
 #![forbid(unsafe_code)]

@@ -196,7 +196,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     }
 
     /// What the parse steps read of the tool.
-    fn parser(&self) -> Parser<'_> {
+    pub(crate) fn parser(&self) -> Parser<'_> {
         Parser {
             options: &self.inner.options,
             properties: &self.inner.properties,
