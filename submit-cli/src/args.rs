@@ -78,16 +78,24 @@ pub struct TriageArgs {
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub common: Common,
-    /// The JSONL file of calls, one a line; `-` or nothing reads standard input.
+    /// The JSONL file, one call, batch result, response or conversation a line; `-` or nothing
+    /// reads standard input.
     #[arg(value_name = "CALLS.jsonl|-")]
     pub calls: Option<PathBuf>,
+    /// What each line holds; `auto` tells it from each line's shape.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "auto")]
+    pub input: InputFormat,
     /// Print the summary as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Write every outcome to this file, one JSON object a line (the shapes `parse` prints),
-    /// each with a leading `line` member: the number of the input line it came from.
+    /// each with a leading `line` member: the number of the input line it came from, and
+    /// `custom_id` (a batch entry's) and `message` (the index in a conversation) when known.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Also write the summary as a static HTML page, with a chart of outcomes per kind and cause.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// How many of the most common declined shapes to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
@@ -118,6 +126,29 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "validate",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub validate_timeout: u64,
+}
+
+/// What each line of a `triage` input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// Each line's shape decides: a batch entry, a response, a conversation, else a call.
+    #[value(name = "auto")]
+    Auto,
+    /// One call in the `--provider` shape (what `parse` reads).
+    #[value(name = "call")]
+    Call,
+    /// OpenAI Batch API output: `{"custom_id", "response": {"status_code", "body"}}`.
+    #[value(name = "openai-batch")]
+    OpenaiBatch,
+    /// Anthropic Message Batches results: `{"custom_id", "result": {"type", "message"}}`.
+    #[value(name = "anthropic-batch")]
+    AnthropicBatch,
+    /// A whole response of any of the four providers.
+    #[value(name = "response")]
+    Response,
+    /// A conversation: a JSON array of messages, or a request body holding one.
+    #[value(name = "conversation")]
+    Conversation,
 }
 
 /// The wire format, as spelled on the command line.

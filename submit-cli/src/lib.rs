@@ -215,7 +215,7 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
     let summary = triage::run(
         input,
         out.as_mut().map(|out| out as &mut dyn Write),
-        triage::handler(&tool, provider),
+        triage::reader(&tool, provider, args.input),
     )
     .map_err(|error| match error {
         triage::StreamError::Read(source) => read_error(source),

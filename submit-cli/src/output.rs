@@ -13,6 +13,12 @@ pub enum OutcomeView<'a> {
         /// The input line, for `triage --out`; absent for `parse`.
         #[serde(skip_serializing_if = "Option::is_none")]
         line: Option<u64>,
+        /// The batch entry's `custom_id`, for `triage --out`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        custom_id: Option<&'a str>,
+        /// The call's message index in a conversation, for `triage --out`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<usize>,
         /// Always `true`.
         accepted: bool,
         /// The decoded payload.
@@ -31,6 +37,12 @@ pub enum OutcomeView<'a> {
         /// The input line, for `triage --out`; absent for `parse`.
         #[serde(skip_serializing_if = "Option::is_none")]
         line: Option<u64>,
+        /// The batch entry's `custom_id`, for `triage --out`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        custom_id: Option<&'a str>,
+        /// The call's message index in a conversation, for `triage --out`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<usize>,
         /// Always `false`.
         accepted: bool,
         /// `parameter` or `payload`.
@@ -50,6 +62,8 @@ impl<'a> OutcomeView<'a> {
         match outcome {
             Outcome::Accepted(accepted) => OutcomeView::Accepted {
                 line,
+                custom_id: None,
+                message: None,
                 accepted: true,
                 response: &accepted.response,
                 reasoning: &accepted.reasoning,
@@ -59,6 +73,8 @@ impl<'a> OutcomeView<'a> {
             },
             Outcome::Rejected(rejected) => OutcomeView::Rejected {
                 line,
+                custom_id: None,
+                message: None,
                 accepted: false,
                 class: rejected.error.class(),
                 cause: rejected.error.cause(),
@@ -66,6 +82,23 @@ impl<'a> OutcomeView<'a> {
                 tool_result: &rejected.tool_result,
             },
         }
+    }
+
+    /// The view tagged with where its call came from: a batch entry's `custom_id`, a
+    /// conversation's message index.
+    pub fn from(mut self, from_entry: Option<&'a str>, at_message: Option<usize>) -> Self {
+        match &mut self {
+            OutcomeView::Accepted {
+                custom_id, message, ..
+            }
+            | OutcomeView::Rejected {
+                custom_id, message, ..
+            } => {
+                *custom_id = from_entry;
+                *message = at_message;
+            }
+        }
+        self
     }
 }
 

@@ -1,8 +1,11 @@
-//! A call handled by the submit tool: its outcome and the shape a declined recovery saw.
+//! A line handled by the submit tool: the outcome of each call found in it, and the shape a
+//! declined recovery saw.
 
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, Provider, SubmitTool};
 
+use super::found::{find, Line};
+use crate::args::InputFormat;
 use crate::shapes::declined_shape;
 
 /// A call handled: its outcome and, for a declined recovery, the declined shape.
@@ -14,26 +17,76 @@ pub struct Handled {
     pub shape: Option<String>,
 }
 
-/// Handles lines with `tool`: a line not in `provider`'s shape is an `Err` naming why.
+/// A line handled: every submit call found in it, or the batch status that stands in for an
+/// answer.
+#[derive(Debug, Default)]
+pub struct Entry {
+    /// The batch entry's `custom_id`.
+    pub custom_id: Option<String>,
+    /// Each call found, with its message's index in a conversation.
+    pub calls: Vec<(Option<usize>, Handled)>,
+    /// A batch entry with no answer: why (`anthropic batch: expired`).
+    pub failed: Option<String>,
+}
+
+impl From<Handled> for Entry {
+    fn from(handled: Handled) -> Self {
+        Entry {
+            calls: vec![(None, handled)],
+            ..Entry::default()
+        }
+    }
+}
+
+/// Handles lines with `tool`, each line one call: a line not in `provider`'s shape is an
+/// `Err` naming why.
 pub fn handler(
     tool: &SubmitTool<Value>,
     provider: Provider,
 ) -> impl FnMut(&Value) -> Result<Handled, String> + '_ {
-    move |value| {
-        let call = provider
-            .read_call(value)
-            .map_err(|error| error.to_string())?;
-        let outcome = tool.handle(provider, value);
-        let shape = match &outcome {
-            Outcome::Rejected(rejected) => match rejected.error.cause() {
-                Some(
-                    cause @ (ParameterCause::StringifiedDeclined
-                    | ParameterCause::ReasoningDeclined),
-                ) => declined_shape(call.arguments, tool.payload_field(), cause),
-                _ => None,
-            },
-            Outcome::Accepted(_) => None,
-        };
-        Ok(Handled { outcome, shape })
+    move |value| handle(tool, provider, value)
+}
+
+/// Handles lines with `tool`, each read as `format` says (see [`InputFormat`]), every call of
+/// the tool found by its name; a bare call is read in `provider`'s shape.
+pub fn reader(
+    tool: &SubmitTool<Value>,
+    provider: Provider,
+    format: InputFormat,
+) -> impl FnMut(&Value) -> Result<Entry, String> + '_ {
+    move |value| match find(value, format, provider, tool.name())? {
+        Line::Failed { custom_id, status } => Ok(Entry {
+            custom_id: custom_id.map(str::to_owned),
+            calls: Vec::new(),
+            failed: Some(status),
+        }),
+        Line::Calls { custom_id, calls } => {
+            let mut handled = Vec::with_capacity(calls.len());
+            for found in calls {
+                handled.push((found.message, handle(tool, found.provider, found.call)?));
+            }
+            Ok(Entry {
+                custom_id: custom_id.map(str::to_owned),
+                calls: handled,
+                failed: None,
+            })
+        }
     }
+}
+
+fn handle(tool: &SubmitTool<Value>, provider: Provider, value: &Value) -> Result<Handled, String> {
+    let call = provider
+        .read_call(value)
+        .map_err(|error| error.to_string())?;
+    let outcome = tool.handle(provider, value);
+    let shape = match &outcome {
+        Outcome::Rejected(rejected) => match rejected.error.cause() {
+            Some(
+                cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined),
+            ) => declined_shape(call.arguments, tool.payload_field(), cause),
+            _ => None,
+        },
+        Outcome::Accepted(_) => None,
+    };
+    Ok(Handled { outcome, shape })
 }

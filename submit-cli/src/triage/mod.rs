@@ -1,13 +1,17 @@
-//! `triage`: one call a line, streamed in constant memory, summarized.
+//! `triage`: calls, batch results, responses or conversations, one a line, streamed in
+//! bounded memory, summarized.
 //!
 //! Read bottom to top: each file uses only the ones listed before it.
 //!
 //! 1. `summary.rs`: the running counts, and the malformed lines kept by number.
 //! 2. `report.rs`: the counts as shares of the calls, as JSON or as a table.
-//! 3. `handler.rs`: a call handled by the submit tool.
-//! 4. `progress.rs`: the progress line on a terminal.
-//! 5. `read.rs`: the bounded line reader, which runs the rest over a whole input.
+//! 3. `found.rs`: where the submit calls are in a line: a bare call, a batch entry, a whole
+//!    response or a conversation.
+//! 4. `handler.rs`: each call found handled by the submit tool.
+//! 5. `progress.rs`: the progress line on a terminal.
+//! 6. `read.rs`: the bounded line reader, which runs the rest over a whole input.
 
+mod found;
 mod handler;
 mod progress;
 mod read;
@@ -16,7 +20,10 @@ mod summary;
 #[cfg(test)]
 mod test_support;
 
-pub use handler::{handler, Handled};
+pub use found::{find, Found, Line};
+pub use handler::{handler, reader, Entry, Handled};
 pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES};
-pub use report::{Causes, Classes, DeclinedShape, Malformed, Recoveries, Report, Share};
+pub use report::{
+    Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Share,
+};
 pub use summary::{MalformedLine, Summary, MALFORMED_KEPT};

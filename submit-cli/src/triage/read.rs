@@ -4,7 +4,7 @@ use std::io::{BufRead, Write};
 
 use serde_json::Value;
 
-use super::handler::Handled;
+use super::handler::{Entry, Handled};
 use super::progress::Progress;
 use super::summary::Summary;
 use crate::output::OutcomeView;
@@ -32,10 +32,12 @@ pub enum StreamError {
     Write(std::io::Error),
 }
 
-/// Reads every line of `input`, handles each JSON line with `handle`, writes each outcome to
-/// `out` (when given) as one JSON line tagged with its line number, and returns the counts.
-/// A line that is empty, not JSON, refused by `handle`, or longer than [`MAX_LINE_BYTES`] is
-/// counted as malformed and skipped. Memory stays bounded: one reused line buffer of at most
+/// Reads every line of `input`, handles each JSON line with `handle` (one call a line, a
+/// [`Handled`], or any number, an [`Entry`]), writes each outcome to `out` (when given) as one
+/// JSON line tagged with its line number and origin, and returns the counts. A line that is
+/// empty, not JSON, refused by `handle`, or longer than [`MAX_LINE_BYTES`] is counted as
+/// malformed and skipped; a batch entry with no answer, or a line with no call, is counted
+/// apart. Memory stays bounded: one reused line buffer of at most
 /// [`MAX_LINE_BYTES`], bounded malformed and shape lists.
 ///
 /// ```
@@ -68,21 +70,22 @@ pub enum StreamError {
 /// assert_eq!(String::from_utf8(out).map_err(|e| e.to_string())?.lines().count(), 2);
 /// # Ok::<(), String>(())
 /// ```
-pub fn run<R, H>(
+pub fn run<R, H, E>(
     input: Input<R>,
     out: Option<&mut dyn Write>,
     handle: H,
 ) -> Result<Summary, StreamError>
 where
     R: BufRead,
-    H: FnMut(&Value) -> Result<Handled, String>,
+    H: FnMut(&Value) -> Result<E, String>,
+    E: Into<Entry>,
 {
     run_limited(input, out, handle, MAX_LINE_BYTES)
 }
 
 /// [`run`] with another line limit than [`MAX_LINE_BYTES`] (for tests of the limit).
 #[doc(hidden)]
-pub fn run_limited<R, H>(
+pub fn run_limited<R, H, E>(
     mut input: Input<R>,
     mut out: Option<&mut dyn Write>,
     mut handle: H,
@@ -90,7 +93,8 @@ pub fn run_limited<R, H>(
 ) -> Result<Summary, StreamError>
 where
     R: BufRead,
-    H: FnMut(&Value) -> Result<Handled, String>,
+    H: FnMut(&Value) -> Result<E, String>,
+    E: Into<Entry>,
 {
     let mut summary = Summary::default();
     let mut buffer: Vec<u8> = Vec::with_capacity(64 * 1024);
@@ -130,19 +134,31 @@ where
                 continue;
             }
         };
-        let Handled { outcome, shape } = match handle(&value) {
-            Ok(handled) => handled,
+        let entry: Entry = match handle(&value) {
+            Ok(entry) => entry.into(),
             Err(reason) => {
                 summary.record_malformed(number, &reason);
                 continue;
             }
         };
-        if let Some(out) = out.as_mut() {
-            serde_json::to_writer(&mut **out, &OutcomeView::new(&outcome, Some(number)))
-                .map_err(|error| StreamError::Write(error.into()))?;
-            out.write_all(b"\n").map_err(StreamError::Write)?;
+        if let Some(status) = entry.failed {
+            summary.record_failed_entry(status);
+            continue;
         }
-        summary.record(&outcome, shape);
+        if entry.calls.is_empty() {
+            summary.without_call += 1;
+            continue;
+        }
+        for (message, Handled { outcome, shape }) in entry.calls {
+            if let Some(out) = out.as_mut() {
+                let view = OutcomeView::new(&outcome, Some(number))
+                    .from(entry.custom_id.as_deref(), message);
+                serde_json::to_writer(&mut **out, &view)
+                    .map_err(|error| StreamError::Write(error.into()))?;
+                out.write_all(b"\n").map_err(StreamError::Write)?;
+            }
+            summary.record(&outcome, shape);
+        }
     }
     progress.finish();
     if let Some(out) = out.as_mut() {

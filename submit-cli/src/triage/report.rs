@@ -29,6 +29,15 @@ impl Summary {
                 count: self.malformed,
                 first: self.malformed_first.clone(),
             },
+            without_call: self.without_call,
+            failed_entries: self
+                .failed_entries
+                .iter()
+                .map(|(status, count)| FailedEntries {
+                    status: status.clone(),
+                    count: *count,
+                })
+                .collect(),
             accepted: share(accepted),
             clean: share(self.clean),
             recovery: Recoveries {
@@ -90,10 +99,15 @@ pub struct Share {
 pub struct Report {
     /// Lines read.
     pub lines: u64,
-    /// Lines that were calls.
+    /// Calls handled (a line may hold none, one, or several).
     pub calls: u64,
-    /// Lines that were not.
+    /// Lines that were not calls, batch entries, responses or conversations.
     pub malformed: Malformed,
+    /// Lines that held an answer with no call of the submit tool.
+    pub without_call: u64,
+    /// Batch entries with no answer (errored, canceled, expired, not HTTP 200), by status;
+    /// counted apart from the calls.
+    pub failed_entries: Vec<FailedEntries>,
     /// Accepted calls, recovered or not.
     pub accepted: Share,
     /// Accepted with no recovery.
@@ -110,6 +124,15 @@ pub struct Report {
     pub declined_shapes: Vec<DeclinedShape>,
     /// Whether the shape counts are exact (fewer distinct shapes than the counter tracks).
     pub declined_shapes_exact: bool,
+}
+
+/// Batch entries of one status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FailedEntries {
+    /// Which batch and why (`anthropic batch: expired`, `openai batch: HTTP 500`).
+    pub status: String,
+    /// How many.
+    pub count: u64,
 }
 
 /// Malformed lines.
@@ -249,6 +272,19 @@ impl Report {
                 ),
                 (_, None) => Ok(()),
             };
+        }
+        if self.without_call > 0 {
+            let label = "lines without submit call";
+            let _ = writeln!(out, "{label:<26} {:>12}", self.without_call);
+        }
+        if !self.failed_entries.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nbatch entries with no answer (not counted as calls):"
+            );
+            for entry in &self.failed_entries {
+                let _ = writeln!(out, "  {:<24} {:>12}", entry.status, entry.count);
+            }
         }
         if !self.malformed.first.is_empty() {
             let _ = writeln!(out, "\nmalformed lines (first {MALFORMED_KEPT}):");

@@ -1,5 +1,7 @@
 //! The running counts of a triage: what each outcome and each malformed line adds.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, RecoveryKind};
@@ -65,6 +67,11 @@ pub struct Summary {
     pub swallowed_parameter: u64,
     /// The declined shapes.
     pub shapes: ShapeCounter,
+    /// Batch entries with no answer, by status (`anthropic batch: expired`): a short fixed
+    /// list, so the map stays small.
+    pub failed_entries: BTreeMap<String, u64>,
+    /// Lines that held an answer with no call of the submit tool.
+    pub without_call: u64,
 }
 
 impl Summary {
@@ -77,6 +84,11 @@ impl Summary {
                 reason: sanitize(reason),
             });
         }
+    }
+
+    /// Counts a batch entry with no answer.
+    pub fn record_failed_entry(&mut self, status: String) {
+        *self.failed_entries.entry(status).or_insert(0) += 1;
     }
 
     /// Counts an outcome, and `shape`, the declined shape of a declined recovery.
@@ -144,9 +156,9 @@ impl Summary {
         })
     }
 
-    /// Calls read (lines that were not malformed).
+    /// Calls handled: accepted or rejected (a line may hold none, one, or several).
     pub fn calls(&self) -> u64 {
-        self.lines - self.malformed.min(self.lines)
+        self.accepted + self.payload + self.parameter
     }
 }
 

@@ -1,0 +1,499 @@
+//! Where the submit calls are in the files people have: a bare call, a batch result line, a
+//! whole response, or a conversation, each found by the tool's name.
+//!
+//! The shapes read, each as its provider documents it:
+//!
+//! - OpenAI Batch API output: `{"custom_id", "response": {"status_code", "body"}, "error"}`,
+//!   the body a chat completion or a Responses object.
+//! - Anthropic Message Batches results: `{"custom_id", "result": {"type": "succeeded",
+//!   "message"}}`, or `errored`, `canceled`, `expired`.
+//! - Whole responses: a chat completion (`choices`), a Responses object (`output`), an
+//!   Anthropic message (`"type": "message"`), a Gemini answer (`candidates`).
+//! - Conversations: a JSON array of messages (or items) in one provider's shape, or a request
+//!   body holding one (`messages`, `input`, `contents`).
+
+use serde_json::Value;
+use submit_core::Provider;
+
+use crate::args::InputFormat;
+
+/// A submit call found in a line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Found<'a> {
+    /// The provider whose call shape it is in.
+    pub provider: Provider,
+    /// The call object, as [`Provider::read_call`] reads it.
+    pub call: &'a Value,
+    /// Its message's index in a conversation.
+    pub message: Option<usize>,
+}
+
+/// What one line holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line<'a> {
+    /// An answer, with every submit call found in it (maybe none).
+    Calls {
+        /// The batch entry's `custom_id`.
+        custom_id: Option<&'a str>,
+        /// The calls, in the order they appear.
+        calls: Vec<Found<'a>>,
+    },
+    /// A batch entry that holds no answer: errored, canceled, expired, or not HTTP 200.
+    Failed {
+        /// The batch entry's `custom_id`.
+        custom_id: Option<&'a str>,
+        /// Which batch and why, from a short fixed list (`anthropic batch: expired`,
+        /// `openai batch: HTTP 500`), so the counts stay bounded.
+        status: String,
+    },
+}
+
+/// Reads `value` as `format` says (or, under [`InputFormat::Auto`], as its shape says),
+/// finding the calls of the tool named `tool`. A bare call is read in `provider`'s shape
+/// whatever its name; an `Err` says why the line is none of the shapes.
+pub fn find<'a>(
+    value: &'a Value,
+    format: InputFormat,
+    provider: Provider,
+    tool: &str,
+) -> Result<Line<'a>, String> {
+    let format = match format {
+        InputFormat::Auto => detect(value),
+        chosen => chosen,
+    };
+    match format {
+        InputFormat::Auto | InputFormat::Call => Ok(Line::Calls {
+            custom_id: None,
+            calls: vec![Found {
+                provider,
+                call: value,
+                message: None,
+            }],
+        }),
+        InputFormat::OpenaiBatch => openai_batch(value, tool),
+        InputFormat::AnthropicBatch => anthropic_batch(value, tool),
+        InputFormat::Response => {
+            let calls = response(value, tool).ok_or_else(|| {
+                "not a response: expected a chat completion (`choices`), a Responses object \
+                 (`output`), an Anthropic message (`\"type\": \"message\"`) or a Gemini answer \
+                 (`candidates`)"
+                    .to_owned()
+            })?;
+            Ok(Line::Calls {
+                custom_id: None,
+                calls,
+            })
+        }
+        InputFormat::Conversation => {
+            let calls = conversation(value, tool).ok_or_else(|| {
+                "not a conversation: expected a JSON array of messages (objects), or an object \
+                 holding one under `messages`, `input` or `contents`"
+                    .to_owned()
+            })?;
+            Ok(Line::Calls {
+                custom_id: None,
+                calls,
+            })
+        }
+    }
+}
+
+/// The format a line's shape shows; a bare call when it shows none.
+fn detect(value: &Value) -> InputFormat {
+    let Some(object) = value.as_object() else {
+        // A conversation is messages: a non-empty array of objects. Anything else is left to
+        // the bare call's reader, which says why it is not a call.
+        let messages = value.as_array().filter(|messages| !messages.is_empty());
+        return if messages.is_some_and(|messages| messages.iter().all(Value::is_object)) {
+            InputFormat::Conversation
+        } else {
+            InputFormat::Call
+        };
+    };
+    if object.contains_key("custom_id") {
+        if object.contains_key("result") {
+            return InputFormat::AnthropicBatch;
+        }
+        if object.contains_key("response") || object.contains_key("error") {
+            return InputFormat::OpenaiBatch;
+        }
+    }
+    if is_response(value) {
+        return InputFormat::Response;
+    }
+    // A request body holding a conversation: OpenAI's name their `model`; Gemini's do not.
+    let holds = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|items| !items.is_empty() && items.iter().all(Value::is_object))
+    };
+    if (object.contains_key("model") && (holds("messages") || holds("input"))) || holds("contents")
+    {
+        return InputFormat::Conversation;
+    }
+    InputFormat::Call
+}
+
+fn is_response(value: &Value) -> bool {
+    value.get("choices").is_some_and(Value::is_array)
+        || value.get("candidates").is_some_and(Value::is_array)
+        || (value.get("object").and_then(Value::as_str) == Some("response")
+            && value.get("output").is_some_and(Value::is_array))
+        || (value.get("type").and_then(Value::as_str) == Some("message")
+            && value.get("content").is_some_and(Value::is_array))
+}
+
+/// An OpenAI Batch API output line.
+fn openai_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
+    let custom_id = value.get("custom_id").and_then(Value::as_str);
+    let failed = |status: String| Ok(Line::Failed { custom_id, status });
+    let response = value.get("response").filter(|r| !r.is_null());
+    let Some(response) = response else {
+        return match value.get("error").filter(|e| !e.is_null()) {
+            Some(_) => failed("openai batch: error".to_owned()),
+            None => Err("an OpenAI batch line with neither `response` nor `error`".to_owned()),
+        };
+    };
+    match response.get("status_code").and_then(Value::as_u64) {
+        Some(200) => {}
+        Some(code) => return failed(format!("openai batch: HTTP {}", code.min(999))),
+        None => return Err("an OpenAI batch line whose response has no `status_code`".to_owned()),
+    }
+    let body = response.get("body").unwrap_or(&Value::Null);
+    let calls = response_of(
+        body,
+        tool,
+        Some(&[Provider::OpenAiChat, Provider::OpenAiResponses]),
+    )
+    .ok_or_else(|| {
+        "an OpenAI batch line whose body is neither a chat completion nor a Responses object"
+            .to_owned()
+    })?;
+    Ok(Line::Calls { custom_id, calls })
+}
+
+/// An Anthropic Message Batches result line.
+fn anthropic_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
+    let custom_id = value.get("custom_id").and_then(Value::as_str);
+    let result = value.get("result").unwrap_or(&Value::Null);
+    match result.get("type").and_then(Value::as_str) {
+        Some("succeeded") => {
+            let message = result.get("message").unwrap_or(&Value::Null);
+            let calls = claude_blocks(message.get("content"), tool, None).ok_or_else(|| {
+                "an Anthropic batch result whose message has no `content` array".to_owned()
+            })?;
+            Ok(Line::Calls { custom_id, calls })
+        }
+        Some(status @ ("errored" | "canceled" | "expired")) => Ok(Line::Failed {
+            custom_id,
+            status: format!("anthropic batch: {status}"),
+        }),
+        _ => Err(
+            "an Anthropic batch line whose `result.type` is not succeeded, errored, canceled \
+             or expired"
+                .to_owned(),
+        ),
+    }
+}
+
+/// The calls of a whole response, `None` when it is not one.
+fn response<'a>(value: &'a Value, tool: &str) -> Option<Vec<Found<'a>>> {
+    response_of(value, tool, None)
+}
+
+fn response_of<'a>(
+    value: &'a Value,
+    tool: &str,
+    only: Option<&[Provider]>,
+) -> Option<Vec<Found<'a>>> {
+    let allowed = |provider| only.is_none_or(|only| only.contains(&provider));
+    if let Some(choices) = value.get("choices").and_then(Value::as_array) {
+        if !allowed(Provider::OpenAiChat) {
+            return None;
+        }
+        let mut calls = Vec::new();
+        for choice in choices {
+            calls.extend(chat_calls(choice.get("message"), tool, None));
+        }
+        return Some(calls);
+    }
+    if let Some(output) = value.get("output").and_then(Value::as_array) {
+        if !allowed(Provider::OpenAiResponses) {
+            return None;
+        }
+        return Some(responses_items(output.iter(), tool, None).collect());
+    }
+    if value.get("type").and_then(Value::as_str) == Some("message") {
+        if !allowed(Provider::Claude) {
+            return None;
+        }
+        return claude_blocks(value.get("content"), tool, None);
+    }
+    if let Some(candidates) = value.get("candidates").and_then(Value::as_array) {
+        if !allowed(Provider::Gemini) {
+            return None;
+        }
+        let mut calls = Vec::new();
+        for candidate in candidates {
+            let content = candidate.get("content").unwrap_or(&Value::Null);
+            calls.extend(gemini_parts(content.get("parts"), tool, None));
+        }
+        return Some(calls);
+    }
+    None
+}
+
+/// The calls of a conversation, `None` when it is not one.
+fn conversation<'a>(value: &'a Value, tool: &str) -> Option<Vec<Found<'a>>> {
+    let messages = match value {
+        Value::Array(messages) => messages,
+        Value::Object(object) => ["messages", "input", "contents"]
+            .iter()
+            .find_map(|key| object.get(*key).and_then(Value::as_array))?,
+        _ => return None,
+    };
+    let mut calls = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if !message.is_object() {
+            return None;
+        }
+        let at = Some(index);
+        if message.get("tool_calls").is_some() {
+            calls.extend(chat_calls(Some(message), tool, at));
+        } else if message.get("type").and_then(Value::as_str) == Some("function_call") {
+            calls.extend(responses_items(std::iter::once(message), tool, at));
+        } else if message.get("parts").is_some() {
+            calls.extend(gemini_parts(message.get("parts"), tool, at));
+        } else if let Some(found) = claude_blocks(message.get("content"), tool, at) {
+            calls.extend(found);
+        }
+    }
+    Some(calls)
+}
+
+/// The submit calls among a Chat message's `tool_calls`.
+fn chat_calls<'a>(
+    message: Option<&'a Value>,
+    tool: &str,
+    message_index: Option<usize>,
+) -> Vec<Found<'a>> {
+    let tool_calls = message
+        .and_then(|m| m.get("tool_calls"))
+        .and_then(Value::as_array);
+    tool_calls
+        .into_iter()
+        .flatten()
+        .filter(|call| {
+            call.get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str)
+                == Some(tool)
+        })
+        .map(|call| Found {
+            provider: Provider::OpenAiChat,
+            call,
+            message: message_index,
+        })
+        .collect()
+}
+
+/// The submit calls among Responses items (`function_call`).
+fn responses_items<'a, 'i>(
+    items: impl Iterator<Item = &'a Value> + 'i,
+    tool: &'i str,
+    message_index: Option<usize>,
+) -> impl Iterator<Item = Found<'a>> + 'i {
+    items
+        .filter(move |item| {
+            item.get("type").and_then(Value::as_str) == Some("function_call")
+                && item.get("name").and_then(Value::as_str) == Some(tool)
+        })
+        .map(move |call| Found {
+            provider: Provider::OpenAiResponses,
+            call,
+            message: message_index,
+        })
+}
+
+/// The submit calls among an Anthropic message's content blocks (`tool_use`); `None` when the
+/// content is not an array.
+fn claude_blocks<'a>(
+    content: Option<&'a Value>,
+    tool: &str,
+    message_index: Option<usize>,
+) -> Option<Vec<Found<'a>>> {
+    let blocks = content?.as_array()?;
+    Some(
+        blocks
+            .iter()
+            .filter(|block| {
+                block.get("type").and_then(Value::as_str) == Some("tool_use")
+                    && block.get("name").and_then(Value::as_str) == Some(tool)
+            })
+            .map(|call| Found {
+                provider: Provider::Claude,
+                call,
+                message: message_index,
+            })
+            .collect(),
+    )
+}
+
+/// The submit calls among Gemini parts (`functionCall`).
+fn gemini_parts<'a>(
+    parts: Option<&'a Value>,
+    tool: &str,
+    message_index: Option<usize>,
+) -> Vec<Found<'a>> {
+    parts
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|part| {
+            part.get("functionCall")
+                .and_then(|call| call.get("name"))
+                .and_then(Value::as_str)
+                == Some(tool)
+        })
+        .map(|call| Found {
+            provider: Provider::Gemini,
+            call,
+            message: message_index,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn auto(value: &Value) -> Result<Line<'_>, String> {
+        find(
+            value,
+            InputFormat::Auto,
+            Provider::OpenAiChat,
+            "submit_result",
+        )
+    }
+
+    fn providers(line: &Line<'_>) -> Vec<(Provider, Option<usize>)> {
+        match line {
+            Line::Calls { calls, .. } => calls.iter().map(|c| (c.provider, c.message)).collect(),
+            Line::Failed { .. } => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_bare_call_is_read_in_the_chosen_provider_shape() {
+        let call = json!({"type": "function", "function": {"name": "other", "arguments": "{}"}});
+        let line = auto(&call).map_err(|e| e.to_string());
+        assert_eq!(
+            providers(&line.unwrap_or_else(|e| panic!("{e}"))),
+            [(Provider::OpenAiChat, None)]
+        );
+    }
+
+    #[test]
+    fn every_response_shape_gives_its_submit_calls_only() {
+        let submit =
+            |name: &str| json!({"type": "function", "function": {"name": name, "arguments": "{}"}});
+        let cases = [
+            (
+                json!({"choices": [{"message": {"tool_calls": [submit("x"), submit("submit_result")]}}]}),
+                Provider::OpenAiChat,
+            ),
+            (
+                json!({"object": "response", "output": [{"type": "function_call", "name": "submit_result", "arguments": "{}"}, {"type": "message"}]}),
+                Provider::OpenAiResponses,
+            ),
+            (
+                json!({"type": "message", "content": [{"type": "text", "text": "hi"}, {"type": "tool_use", "name": "submit_result", "input": {}}]}),
+                Provider::Claude,
+            ),
+            (
+                json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": "submit_result", "args": {}}}]}}]}),
+                Provider::Gemini,
+            ),
+        ];
+        for (value, provider) in cases {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(providers(&line), [(provider, None)], "{value}");
+        }
+    }
+
+    #[test]
+    fn batch_entries_without_an_answer_are_failed_with_a_bounded_status() {
+        let cases = [
+            (
+                json!({"custom_id": "a", "response": null, "error": {"code": "x", "message": "m"}}),
+                "openai batch: error",
+            ),
+            (
+                json!({"custom_id": "b", "response": {"status_code": 500, "body": {}}, "error": null}),
+                "openai batch: HTTP 500",
+            ),
+            (
+                json!({"custom_id": "c", "result": {"type": "errored", "error": {}}}),
+                "anthropic batch: errored",
+            ),
+            (
+                json!({"custom_id": "d", "result": {"type": "expired"}}),
+                "anthropic batch: expired",
+            ),
+            (
+                json!({"custom_id": "e", "result": {"type": "canceled"}}),
+                "anthropic batch: canceled",
+            ),
+        ];
+        for (value, want) in cases {
+            match auto(&value) {
+                Ok(Line::Failed { custom_id, status }) => {
+                    assert_eq!(status, want);
+                    assert_eq!(custom_id, value["custom_id"].as_str());
+                }
+                other => panic!("{value}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_conversation_gives_each_call_with_its_message_index() {
+        let conversation = json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "submit_result", "arguments": "{}"}}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "name": "submit_result", "input": {}}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "submit_result", "args": {}}}]},
+            {"type": "function_call", "name": "submit_result", "arguments": "{}"}
+        ]);
+        let line = auto(&conversation).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            providers(&line),
+            [
+                (Provider::OpenAiChat, Some(1)),
+                (Provider::Claude, Some(2)),
+                (Provider::Gemini, Some(3)),
+                (Provider::OpenAiResponses, Some(4)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_not_in_the_chosen_format_is_an_error_naming_the_format() {
+        let value = json!({"custom_id": "x", "result": {"type": "mystery"}});
+        let error = auto(&value).err().unwrap_or_default();
+        assert!(
+            error.contains("succeeded, errored, canceled or expired"),
+            "{error}"
+        );
+        let error = find(&json!(1), InputFormat::Response, Provider::Claude, "s")
+            .err()
+            .unwrap_or_default();
+        assert!(error.starts_with("not a response"), "{error}");
+        let error = find(&json!({}), InputFormat::Conversation, Provider::Claude, "s")
+            .err()
+            .unwrap_or_default();
+        assert!(error.starts_with("not a conversation"), "{error}");
+    }
+}
