@@ -1,0 +1,300 @@
+//! `triage` on the files people have: batch results, whole responses and conversations, in
+//! each provider's own format (`tests/data/formats/README.md` says where each line comes from).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_submit-result");
+
+fn formats(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("formats-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What one triage printed (`--json`) and wrote (`--out`).
+struct Triage {
+    report: Value,
+    outcomes: Vec<Value>,
+}
+
+/// Runs `triage --json --out` on `input` with a tool of `schema`, more `args` after.
+fn triage(dir: &Path, input: &Path, schema: Value, args: &[&str]) -> Triage {
+    let schema_path = dir.join("schema.json");
+    std::fs::write(&schema_path, schema.to_string()).unwrap();
+    let out = dir.join("outcomes.jsonl");
+    let output = Command::new(BIN)
+        .arg("triage")
+        .arg("--schema")
+        .arg(&schema_path)
+        .arg("--json")
+        .arg("--out")
+        .arg(&out)
+        .args(args)
+        .arg(input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "triage failed: {stderr}");
+    let report = serde_json::from_slice(&output.stdout).unwrap();
+    let outcomes = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    Triage { report, outcomes }
+}
+
+/// The flat tool named `name` whose payload is the call's arguments, as the recorded tools
+/// were declared (no reasoning parameter).
+fn recorded_tool(name: &'static str) -> Vec<&'static str> {
+    vec![
+        "--provider",
+        "openai-chat",
+        "--name",
+        name,
+        "--flat",
+        "--omit-reasoning",
+    ]
+}
+
+fn failed(report: &Value) -> Vec<(String, u64)> {
+    report["failed_entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["status"].as_str().unwrap().to_owned(),
+                e["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn origins(outcomes: &[Value]) -> Vec<(u64, Option<&str>, Option<u64>, bool)> {
+    outcomes
+        .iter()
+        .map(|o| {
+            (
+                o["line"].as_u64().unwrap(),
+                o["custom_id"].as_str(),
+                o["message"].as_u64(),
+                o["accepted"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn submit_schema() -> Value {
+    json!({"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]})
+}
+
+#[test]
+fn openai_batch_output_of_chat_completions_and_responses() {
+    let dir = scratch("openai-batch");
+    let file = formats("openai_batch.jsonl");
+    let city = json!({"type": "object", "required": ["city", "country"],
+                      "properties": {"city": {"type": "string"}, "country": {"type": "string"}}});
+    let chat = triage(&dir, &file, city, &recorded_tool("final_result"));
+    assert_eq!(chat.report["lines"], 5);
+    assert_eq!(chat.report["calls"], 1);
+    assert_eq!(chat.report["accepted"]["count"], 1);
+    assert_eq!(chat.report["malformed"]["count"], 0);
+    // Line 2 called another tool only; line 3 is a Responses object without final_result.
+    assert_eq!(chat.report["without_call"], 2);
+    assert_eq!(
+        failed(&chat.report),
+        [
+            ("openai batch: HTTP 400".to_owned(), 1),
+            ("openai batch: error".to_owned(), 1)
+        ]
+    );
+    assert_eq!(
+        origins(&chat.outcomes),
+        [(1, Some("request-1"), None, true)]
+    );
+    assert_eq!(
+        chat.outcomes[0]["response"],
+        json!({"city": "Mexico City", "country": "Mexico"})
+    );
+
+    let plan =
+        json!({"type": "object", "required": ["plan"], "properties": {"plan": {"type": "string"}}});
+    let responses = triage(&dir, &file, plan, &recorded_tool("update_plan"));
+    assert_eq!(responses.report["calls"], 1);
+    assert_eq!(
+        origins(&responses.outcomes),
+        [(3, Some("request-3"), None, true)]
+    );
+    let plan_text = responses.outcomes[0]["response"]["plan"].as_str().unwrap();
+    assert!(plan_text.starts_with("Plan:\n1) Determine"), "{plan_text}");
+}
+
+#[test]
+fn anthropic_batch_results_succeeded_errored_expired_and_canceled() {
+    let dir = scratch("anthropic-batch");
+    let file = formats("anthropic_batch.jsonl");
+    // The recorded tool takes no arguments; an optional property lets --flat build on it.
+    let optional = json!({"type": "object", "properties": {"country": {"type": "string"}}});
+    let run = triage(&dir, &file, optional, &recorded_tool("get_user_country"));
+    assert_eq!(run.report["lines"], 4);
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(run.report["accepted"]["count"], 1);
+    assert_eq!(
+        failed(&run.report),
+        [
+            ("anthropic batch: canceled".to_owned(), 1),
+            ("anthropic batch: errored".to_owned(), 1),
+            ("anthropic batch: expired".to_owned(), 1)
+        ]
+    );
+    assert_eq!(
+        origins(&run.outcomes),
+        [(1, Some("my-first-request"), None, true)]
+    );
+    assert_eq!(run.outcomes[0]["response"], json!({}));
+}
+
+#[test]
+fn whole_responses_of_each_provider_give_their_submit_calls() {
+    let dir = scratch("responses");
+    let file = formats("responses.jsonl");
+    for (name, line, schema) in [
+        (
+            "final_result",
+            1,
+            json!({"type": "object", "properties": {"city": {"type": "string"}, "country": {"type": "string"}}}),
+        ),
+        (
+            "update_plan",
+            2,
+            json!({"type": "object", "properties": {"plan": {"type": "string"}}}),
+        ),
+        (
+            "get_user_country",
+            3,
+            json!({"type": "object", "properties": {"country": {"type": "string"}}}),
+        ),
+        (
+            "weather",
+            4,
+            json!({"type": "object", "properties": {"location": {"type": "string"}}}),
+        ),
+    ] {
+        let run = triage(&dir, &file, schema, &recorded_tool(name));
+        assert_eq!(run.report["calls"], 1, "{name}");
+        assert_eq!(run.report["without_call"], 3, "{name}");
+        assert_eq!(origins(&run.outcomes), [(line, None, None, true)], "{name}");
+    }
+}
+
+#[test]
+fn a_conversation_with_several_submit_calls_gives_each_with_its_message_index() {
+    let dir = scratch("conversations");
+    let file = formats("conversations.jsonl");
+    let run = triage(
+        &dir,
+        &file,
+        submit_schema(),
+        &["--provider", "claude", "--input", "conversation"],
+    );
+    assert_eq!(run.report["lines"], 2);
+    assert_eq!(run.report["calls"], 3);
+    assert_eq!(
+        origins(&run.outcomes),
+        [
+            (1, None, Some(4), false),
+            (1, None, Some(6), true),
+            (2, None, Some(1), true)
+        ]
+    );
+    assert_eq!(run.outcomes[0]["cause"], "stringified_declined");
+    assert_eq!(run.outcomes[1]["recovery"], Value::Null);
+    assert_eq!(run.outcomes[2]["recovery"], "stringified");
+    assert_eq!(run.outcomes[2]["response"], json!({"summary": "ok"}));
+}
+
+#[test]
+fn a_recorded_request_body_is_read_as_its_conversation() {
+    let dir = scratch("request-body");
+    let file = formats("agent_run_request.json");
+    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    let run = triage(&dir, &file, schema, &recorded_tool("get_weather"));
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(origins(&run.outcomes), [(1, None, Some(4), true)]);
+}
+
+#[test]
+fn a_mixed_file_is_read_line_by_line() {
+    let dir = scratch("mixed");
+    let line_of = |file: &str, n: usize| {
+        std::fs::read_to_string(formats(file))
+            .unwrap()
+            .lines()
+            .nth(n - 1)
+            .unwrap()
+            .to_owned()
+    };
+    let bare = json!({"type": "tool_use", "id": "toolu_9", "name": "submit_result",
+                      "input": {"reasoning": "r", "result": {"summary": "bare"}}});
+    let lines = [
+        bare.to_string(),
+        line_of("openai_batch.jsonl", 1),
+        line_of("anthropic_batch.jsonl", 3),
+        line_of("responses.jsonl", 4),
+        line_of("conversations.jsonl", 1),
+        "not json".to_owned(),
+    ];
+    let mixed = dir.join("mixed.jsonl");
+    std::fs::write(&mixed, lines.join("\n") + "\n").unwrap();
+    let run = triage(&dir, &mixed, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["lines"], 6);
+    assert_eq!(run.report["calls"], 3);
+    assert_eq!(run.report["accepted"]["count"], 2);
+    assert_eq!(run.report["without_call"], 2);
+    assert_eq!(
+        failed(&run.report),
+        [("anthropic batch: expired".to_owned(), 1)]
+    );
+    assert_eq!(run.report["malformed"]["count"], 1);
+    assert_eq!(run.report["malformed"]["first"][0]["line"], 6);
+    assert_eq!(
+        origins(&run.outcomes),
+        [
+            (1, None, None, true),
+            (5, None, Some(4), false),
+            (5, None, Some(6), true)
+        ]
+    );
+}
+
+#[test]
+fn a_line_not_in_the_chosen_format_is_malformed_with_the_reason() {
+    let dir = scratch("forced");
+    let file = formats("openai_batch.jsonl");
+    let run = triage(
+        &dir,
+        &file,
+        submit_schema(),
+        &["--provider", "claude", "--input", "anthropic-batch"],
+    );
+    assert_eq!(run.report["calls"], 0);
+    assert_eq!(run.report["malformed"]["count"], 5);
+    let reason = run.report["malformed"]["first"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("succeeded, errored, canceled or expired"),
+        "{reason}"
+    );
+}
