@@ -193,6 +193,33 @@ fn triage() -> Vec<Vec<u8>> {
     }
     seeds
         .push(b"\x00\xEF\xBB\xBF{\"type\":\"tool_use\"}\r\n\n   \nnot json\n\xff\xfe\n{}".to_vec());
+    // One line of each format `triage` tells apart: batch entries, responses, conversations.
+    let chat = json!({"type": "function", "function": {"name": "submit_result",
+                      "arguments": "{\"reasoning\":\"r\",\"result\":\"{\\\"summary\\\":\\\"s\\\"}</invoke>\"}"}});
+    let tool_use = json!({"type": "tool_use", "name": "submit_result",
+                          "input": {"reasoning": "r", "result": {"summary": "s"}}});
+    let lines = [
+        json!({"custom_id": "a", "response": {"status_code": 200,
+               "body": {"choices": [{"message": {"tool_calls": [chat.clone(), chat.clone()]}}]}}}),
+        json!({"custom_id": "b", "response": {"status_code": 500, "body": {}}}),
+        json!({"custom_id": "c", "response": null, "error": {"code": "x"}}),
+        json!({"custom_id": "d", "result": {"type": "succeeded",
+               "message": {"type": "message", "content": [tool_use.clone()]}}}),
+        json!({"custom_id": "e", "result": {"type": "expired"}}),
+        json!({"object": "response", "output": [{"type": "function_call", "name": "submit_result",
+               "arguments": "{}"}]}),
+        json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": "submit_result",
+               "args": {"reasoning": "r", "result": {"summary": "s"}}}}]}}]}),
+        json!([{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": [chat]},
+               {"role": "assistant", "content": [tool_use]}]),
+        json!({"model": "m", "messages": [{"role": "user", "content": "go"}]}),
+    ];
+    let mut file = vec![0u8];
+    for line in lines {
+        file.extend_from_slice(line.to_string().as_bytes());
+        file.push(b'\n');
+    }
+    seeds.push(file);
     seeds
 }
 

@@ -1,12 +1,14 @@
-//! The CLI's `triage` line reader. The input is a whole file of calls. Beyond "no panic":
-//! every line is counted, each as a call or as malformed; `--out` holds one outcome line per
-//! call, tagged with its input line, in order; the counts of kinds and causes add up; a line
+//! The CLI's `triage` line reader, each line's format told by its shape (bare calls, batch
+//! entries, responses, conversations). The input is a whole file. Beyond "no panic": every
+//! line is counted, as calls, as malformed, as a failed batch entry or as holding no call;
+//! `--out` holds one outcome line per call, tagged with its input line, in order; the counts of kinds and causes add up; a line
 //! past the line limit (1 KiB here, `MAX_LINE_BYTES` in the tool) is malformed, not held.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use submit_cli::triage::{handler, run_limited, Input};
+use submit_cli::args::InputFormat;
+use submit_cli::triage::{reader, run_limited, Input};
 use submit_result::{Options, Provider, SubmitTool};
 
 const MAX_LINE: usize = 1024;
@@ -34,7 +36,12 @@ pub fn run(data: &[u8]) {
         progress: false,
     };
     let mut out = Vec::new();
-    let summary = match run_limited(input, Some(&mut out), handler(tool(), provider), MAX_LINE) {
+    let summary = match run_limited(
+        input,
+        Some(&mut out),
+        reader(tool(), provider, InputFormat::Auto),
+        MAX_LINE,
+    ) {
         Ok(summary) => summary,
         Err(error) => panic!("reading memory cannot fail: {error:?}"),
     };
@@ -42,8 +49,9 @@ pub fn run(data: &[u8]) {
     let lines = file.split(|b| *b == b'\n').count() as u64
         - u64::from(file.last().is_none_or(|b| *b == b'\n'));
     assert_eq!(summary.lines, lines);
-    assert!(summary.malformed <= summary.lines);
-    // One outcome line per call, tagged with its input line, in order.
+    let failed: u64 = summary.failed_entries.values().sum();
+    assert!(summary.malformed + summary.without_call + failed <= summary.lines);
+    // One outcome line per call, tagged with its input line, in order (a line may hold several).
     let written: Vec<Value> = out
         .split(|b| *b == b'\n')
         .filter(|line| !line.is_empty())
@@ -59,7 +67,7 @@ pub fn run(data: &[u8]) {
         .collect();
     assert_eq!(numbers.len(), written.len());
     assert!(
-        numbers.windows(2).all(|pair| pair[0] < pair[1]),
+        numbers.windows(2).all(|pair| pair[0] <= pair[1]),
         "{numbers:?}"
     );
     assert!(numbers.iter().all(|n| (1..=summary.lines).contains(n)));
