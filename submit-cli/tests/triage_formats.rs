@@ -298,3 +298,48 @@ fn a_line_not_in_the_chosen_format_is_malformed_with_the_reason() {
         "{reason}"
     );
 }
+
+#[test]
+fn the_table_counts_failed_entries_and_lines_without_a_call_apart() {
+    let output = Command::new(BIN)
+        .args(["triage", "--provider", "claude", "--schema"])
+        .arg(formats("city.json"))
+        .arg(formats("anthropic_batch.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    let row = |label: &str| {
+        table
+            .lines()
+            .find(|line| line.trim_start().starts_with(label))
+            .map(|line| {
+                line.split_whitespace()
+                    .last()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+    };
+    // The tool is `submit_result`: the succeeded message calls another tool only.
+    assert_eq!(row("calls").as_deref(), Some("0"), "{table}");
+    assert_eq!(
+        row("lines without submit call").as_deref(),
+        Some("1"),
+        "{table}"
+    );
+    assert!(
+        table.contains("batch entries with no answer (not counted as calls):"),
+        "{table}"
+    );
+    for status in [
+        "anthropic batch: canceled",
+        "anthropic batch: errored",
+        "anthropic batch: expired",
+    ] {
+        assert_eq!(row(status).as_deref(), Some("1"), "{status}: {table}");
+    }
+}

@@ -212,10 +212,11 @@ impl Report {
     /// The report as a table for people.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let rows: [(&str, Option<Share>); 22] = [
+        let rows: [(&str, Option<Share>); 23] = [
             ("lines", None),
             ("calls", None),
             ("malformed lines", None),
+            ("lines without submit call", None),
             ("accepted", Some(self.accepted)),
             ("  clean", Some(self.clean)),
             ("  stringified", Some(self.recovery.stringified)),
@@ -264,6 +265,9 @@ impl Report {
                 ("malformed lines", _) => {
                     writeln!(out, "{label:<26} {:>12}", self.malformed.count)
                 }
+                ("lines without submit call", _) if self.without_call > 0 => {
+                    writeln!(out, "{label:<26} {:>12}", self.without_call)
+                }
                 (_, Some(share)) => writeln!(
                     out,
                     "{label:<26} {:>12} {:>8}",
@@ -272,10 +276,6 @@ impl Report {
                 ),
                 (_, None) => Ok(()),
             };
-        }
-        if self.without_call > 0 {
-            let label = "lines without submit call";
-            let _ = writeln!(out, "{label:<26} {:>12}", self.without_call);
         }
         if !self.failed_entries.is_empty() {
             let _ = writeln!(
