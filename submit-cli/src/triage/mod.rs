@@ -24,6 +24,7 @@ pub use found::{find, Found, Line};
 pub use handler::{handler, reader, Entry, Handled};
 pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES};
 pub use report::{
-    Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Share,
+    Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Row, RowKind,
+    Share,
 };
 pub use summary::{MalformedLine, Summary, MALFORMED_KEPT};

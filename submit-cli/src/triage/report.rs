@@ -208,73 +208,160 @@ fn percent(share: f64) -> String {
     format!("{:.2}%", share * 100.0)
 }
 
+/// What a row of the summary counts, and so how the chart draws it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// A count of lines or calls, not an outcome.
+    Count,
+    /// A total over the rows under it (accepted, rejected, parameter): not a bar.
+    Total,
+    /// Accepted with no recovery.
+    Clean,
+    /// Accepted after this recovery (a call counts under each kind that applied).
+    Recovered,
+    /// Rejected with this cause or class.
+    Rejected,
+}
+
+/// One row of the summary, the same in the table and the HTML page.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    /// The name (`stringified_declined`).
+    pub label: &'static str,
+    /// How deep it sits under the rows above it (0 at the top).
+    pub depth: usize,
+    /// What it counts.
+    pub kind: RowKind,
+    /// The count.
+    pub count: u64,
+    /// Its share of the calls, for an outcome row.
+    pub share: Option<f64>,
+}
+
 impl Report {
+    /// The summary's rows in order; `lines without submit call` only when there were some.
+    pub fn rows(&self) -> Vec<Row> {
+        let count = |label, count| Row {
+            label,
+            depth: 0,
+            kind: RowKind::Count,
+            count,
+            share: None,
+        };
+        let share = |label, depth, kind, share: Share| Row {
+            label,
+            depth,
+            kind,
+            count: share.count,
+            share: Some(share.share),
+        };
+        let recovery = &self.recovery;
+        let cause = &self.cause;
+        let mut rows = vec![
+            count("lines", self.lines),
+            count("calls", self.calls),
+            count("malformed lines", self.malformed.count),
+        ];
+        if self.without_call > 0 {
+            rows.push(count("lines without submit call", self.without_call));
+        }
+        rows.extend([
+            share("accepted", 0, RowKind::Total, self.accepted),
+            share("clean", 1, RowKind::Clean, self.clean),
+            share("stringified", 1, RowKind::Recovered, recovery.stringified),
+            share(
+                "reasoning_opener",
+                1,
+                RowKind::Recovered,
+                recovery.reasoning_opener,
+            ),
+            share(
+                "reasoning_member",
+                1,
+                RowKind::Recovered,
+                recovery.reasoning_member,
+            ),
+            share(
+                "trailing_closers",
+                1,
+                RowKind::Recovered,
+                recovery.trailing_closers,
+            ),
+            share(
+                "stringified_arguments",
+                1,
+                RowKind::Recovered,
+                recovery.stringified_arguments,
+            ),
+            share(
+                "fenced_arguments",
+                1,
+                RowKind::Recovered,
+                recovery.fenced_arguments,
+            ),
+            share(
+                "wrapped_arguments",
+                1,
+                RowKind::Recovered,
+                recovery.wrapped_arguments,
+            ),
+            share(
+                "stringified_property",
+                1,
+                RowKind::Recovered,
+                recovery.stringified_property,
+            ),
+            share(
+                "closing_markup",
+                1,
+                RowKind::Recovered,
+                recovery.closing_markup,
+            ),
+            share("rejected", 0, RowKind::Total, self.rejected),
+            share("parameter", 1, RowKind::Total, self.class.parameter),
+            share(
+                "undecodable_arguments",
+                2,
+                RowKind::Rejected,
+                cause.undecodable_arguments,
+            ),
+            share(
+                "absent_or_mistyped",
+                2,
+                RowKind::Rejected,
+                cause.absent_or_mistyped,
+            ),
+            share(
+                "stringified_declined",
+                2,
+                RowKind::Rejected,
+                cause.stringified_declined,
+            ),
+            share(
+                "reasoning_declined",
+                2,
+                RowKind::Rejected,
+                cause.reasoning_declined,
+            ),
+            share(
+                "swallowed_parameter",
+                2,
+                RowKind::Rejected,
+                cause.swallowed_parameter,
+            ),
+            share("payload", 1, RowKind::Rejected, self.class.payload),
+        ]);
+        rows
+    }
+
     /// The report as a table for people.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        let rows: [(&str, Option<Share>); 23] = [
-            ("lines", None),
-            ("calls", None),
-            ("malformed lines", None),
-            ("lines without submit call", None),
-            ("accepted", Some(self.accepted)),
-            ("  clean", Some(self.clean)),
-            ("  stringified", Some(self.recovery.stringified)),
-            ("  reasoning_opener", Some(self.recovery.reasoning_opener)),
-            ("  reasoning_member", Some(self.recovery.reasoning_member)),
-            ("  trailing_closers", Some(self.recovery.trailing_closers)),
-            (
-                "  stringified_arguments",
-                Some(self.recovery.stringified_arguments),
-            ),
-            ("  fenced_arguments", Some(self.recovery.fenced_arguments)),
-            ("  wrapped_arguments", Some(self.recovery.wrapped_arguments)),
-            (
-                "  stringified_property",
-                Some(self.recovery.stringified_property),
-            ),
-            ("  closing_markup", Some(self.recovery.closing_markup)),
-            ("rejected", Some(self.rejected)),
-            ("  parameter", Some(self.class.parameter)),
-            (
-                "    undecodable_arguments",
-                Some(self.cause.undecodable_arguments),
-            ),
-            (
-                "    absent_or_mistyped",
-                Some(self.cause.absent_or_mistyped),
-            ),
-            (
-                "    stringified_declined",
-                Some(self.cause.stringified_declined),
-            ),
-            (
-                "    reasoning_declined",
-                Some(self.cause.reasoning_declined),
-            ),
-            (
-                "    swallowed_parameter",
-                Some(self.cause.swallowed_parameter),
-            ),
-            ("  payload", Some(self.class.payload)),
-        ];
-        for (label, share) in rows {
-            let _ = match (label, share) {
-                ("lines", _) => writeln!(out, "{label:<26} {:>12}", self.lines),
-                ("calls", _) => writeln!(out, "{label:<26} {:>12}", self.calls),
-                ("malformed lines", _) => {
-                    writeln!(out, "{label:<26} {:>12}", self.malformed.count)
-                }
-                ("lines without submit call", _) if self.without_call > 0 => {
-                    writeln!(out, "{label:<26} {:>12}", self.without_call)
-                }
-                (_, Some(share)) => writeln!(
-                    out,
-                    "{label:<26} {:>12} {:>8}",
-                    share.count,
-                    percent(share.share)
-                ),
-                (_, None) => Ok(()),
+        for row in self.rows() {
+            let label = format!("{:indent$}{}", "", row.label, indent = 2 * row.depth);
+            let _ = match row.share {
+                Some(share) => writeln!(out, "{label:<26} {:>12} {:>8}", row.count, percent(share)),
+                None => writeln!(out, "{label:<26} {:>12}", row.count),
             };
         }
         if !self.failed_entries.is_empty() {
