@@ -22,8 +22,10 @@
 //! 3. `output.rs` and `shapes.rs`: the outcome JSON of `parse` and `triage --out`, and the
 //!    bounded view of what followed a declined payload.
 //! 4. `triage/`: many calls from a file, streamed and summarized: `summary.rs` counts,
-//!    `report.rs` the table and the JSON report on the counts, `handler.rs` one line's outcome,
-//!    `progress.rs` the progress line, `read.rs` the bounded line reader that drives them.
+//!    `report.rs` the table and the JSON report on the counts, `html.rs` the HTML page,
+//!    `found.rs` where the calls are in a batch entry, response or conversation, `handler.rs`
+//!    one line's outcomes, `progress.rs` the progress line, `read.rs` the bounded line reader
+//!    that drives them.
 //! 5. `mcp/` (feature `mcp`): `validate.rs` runs the `--validate` command; `mod.rs` serves the
 //!    tool over MCP.
 //! 6. `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
@@ -222,6 +224,13 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
         triage::StreamError::Write(source) => write_error(source),
     })?;
     let report = summary.report(args.top);
+    if let Some(path) = &args.html {
+        std::fs::write(path, triage::html(&report)).map_err(|source| CliError::Write {
+            what: "HTML report",
+            path: Some(path.clone()),
+            source,
+        })?;
+    }
     if args.json {
         let write_error = |source| CliError::Write {
             what: "output",

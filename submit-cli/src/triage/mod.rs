@@ -5,14 +5,16 @@
 //!
 //! 1. `summary.rs`: the running counts, and the malformed lines kept by number.
 //! 2. `report.rs`: the counts as shares of the calls, as JSON or as a table.
-//! 3. `found.rs`: where the submit calls are in a line: a bare call, a batch entry, a whole
+//! 3. `html.rs`: the report as a static HTML page with a chart.
+//! 4. `found.rs`: where the submit calls are in a line: a bare call, a batch entry, a whole
 //!    response or a conversation.
-//! 4. `handler.rs`: each call found handled by the submit tool.
-//! 5. `progress.rs`: the progress line on a terminal.
-//! 6. `read.rs`: the bounded line reader, which runs the rest over a whole input.
+//! 5. `handler.rs`: each call found handled by the submit tool.
+//! 6. `progress.rs`: the progress line on a terminal.
+//! 7. `read.rs`: the bounded line reader, which runs the rest over a whole input.
 
 mod found;
 mod handler;
+mod html;
 mod progress;
 mod read;
 mod report;
@@ -22,6 +24,7 @@ mod test_support;
 
 pub use found::{find, Found, Line};
 pub use handler::{handler, reader, Entry, Handled};
+pub use html::html;
 pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES};
 pub use report::{
     Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Row, RowKind,
