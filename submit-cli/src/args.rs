@@ -143,6 +143,9 @@ pub enum InputFormat {
     /// Anthropic Message Batches results: `{"custom_id", "result": {"type", "message"}}`.
     #[value(name = "anthropic-batch")]
     AnthropicBatch,
+    /// Gemini Batch API output: `{"key", "response": <answer>}` or `{"key", "error"}`.
+    #[value(name = "gemini-batch")]
+    GeminiBatch,
     /// A whole response of any of the four providers.
     #[value(name = "response")]
     Response,

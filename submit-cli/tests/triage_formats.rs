@@ -166,6 +166,21 @@ fn anthropic_batch_results_succeeded_errored_expired_and_canceled() {
 }
 
 #[test]
+fn gemini_batch_output_with_a_response_and_an_error() {
+    let dir = scratch("gemini-batch");
+    let file = formats("gemini_batch.jsonl");
+    let location = json!({"type": "object", "properties": {"location": {"type": "string"}}});
+    let run = triage(&dir, &file, location, &recorded_tool("weather"));
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(failed(&run.report), [("gemini batch: error".to_owned(), 1)]);
+    assert_eq!(origins(&run.outcomes), [(1, Some("request-1"), None, true)]);
+    assert_eq!(
+        run.outcomes[0]["response"],
+        json!({"location": "San Francisco"})
+    );
+}
+
+#[test]
 fn whole_responses_of_each_provider_give_their_submit_calls() {
     let dir = scratch("responses");
     let file = formats("responses.jsonl");

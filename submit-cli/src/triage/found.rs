@@ -7,6 +7,8 @@
 //!   the body a chat completion or a Responses object.
 //! - Anthropic Message Batches results: `{"custom_id", "result": {"type": "succeeded",
 //!   "message"}}`, or `errored`, `canceled`, `expired`.
+//! - Gemini Batch API output: `{"key", "response": <answer>}`, or `{"key", "error": <status>}`
+//!   (a bare answer line is a whole response).
 //! - Whole responses: a chat completion (`choices`), a Responses object (`output`), an
 //!   Anthropic message (`"type": "message"`), a Gemini answer (`candidates`).
 //! - Conversations: a JSON array of messages (or items) in one provider's shape, or a request
@@ -72,6 +74,7 @@ pub fn find<'a>(
         }),
         InputFormat::OpenaiBatch => openai_batch(value, tool),
         InputFormat::AnthropicBatch => anthropic_batch(value, tool),
+        InputFormat::GeminiBatch => gemini_batch(value, tool),
         InputFormat::Response => {
             let calls = response(value, tool).ok_or_else(|| {
                 "not a response: expected a chat completion (`choices`), a Responses object \
@@ -117,6 +120,11 @@ fn detect(value: &Value) -> InputFormat {
         if object.contains_key("response") || object.contains_key("error") {
             return InputFormat::OpenaiBatch;
         }
+    }
+    if object.get("key").is_some_and(Value::is_string)
+        && (object.contains_key("response") || object.contains_key("error"))
+    {
+        return InputFormat::GeminiBatch;
     }
     if is_response(value) {
         return InputFormat::Response;
@@ -195,6 +203,22 @@ fn anthropic_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String>
                 .to_owned(),
         ),
     }
+}
+
+/// A Gemini Batch API output line.
+fn gemini_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
+    let custom_id = value.get("key").and_then(Value::as_str);
+    if value.get("error").is_some_and(|e| !e.is_null()) {
+        return Ok(Line::Failed {
+            custom_id,
+            status: "gemini batch: error".to_owned(),
+        });
+    }
+    let response = value.get("response").unwrap_or(&Value::Null);
+    let calls = response_of(response, tool, Some(&[Provider::Gemini])).ok_or_else(|| {
+        "a Gemini batch line whose `response` is not an answer with `candidates`".to_owned()
+    })?;
+    Ok(Line::Calls { custom_id, calls })
 }
 
 /// The calls of a whole response, `None` when it is not one.
@@ -446,12 +470,17 @@ mod tests {
                 json!({"custom_id": "e", "result": {"type": "canceled"}}),
                 "anthropic batch: canceled",
             ),
+            (
+                json!({"key": "f", "error": {"code": 3, "message": "m"}}),
+                "gemini batch: error",
+            ),
         ];
         for (value, want) in cases {
             match auto(&value) {
                 Ok(Line::Failed { custom_id, status }) => {
                     assert_eq!(status, want);
-                    assert_eq!(custom_id, value["custom_id"].as_str());
+                    let id = value.get("custom_id").or_else(|| value.get("key"));
+                    assert_eq!(custom_id, id.and_then(Value::as_str));
                 }
                 other => panic!("{value}: {other:?}"),
             }
