@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::call::{pending_of, response_part, with_request, CallResult};
-use super::turn::Run;
+use super::turn::{indexed_requests, Run};
 use crate::context::Delivery;
 use crate::error::{RunError, RunErrorKind};
 use crate::message::{json_type, JsonObject, Message, Part, Role, ToolRequest, KEY_SOURCE};
@@ -312,24 +312,8 @@ impl Run<'_> {
                 });
             }
         }
-        let requests: Vec<(usize, &ToolRequest)> = revised
-            .content
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.as_tool_request().map(|r| (i, r)))
-            .collect();
-        let mut responses: HashMap<usize, Part> = results
-            .into_iter()
-            .filter_map(|(i, r)| match r {
-                CallResult::Done(p) => Some((i, p)),
-                _ => None,
-            })
-            .collect();
-        let committed = self.run_terminals(&requests, &mut responses).await?;
-        let content: Vec<Part> = requests
-            .iter()
-            .filter_map(|(i, _)| responses.remove(i))
-            .collect();
+        let requests = indexed_requests(&revised);
+        let (content, committed) = self.finish_round(&requests, results).await?;
         let mut tool_message = Message::new(Role::Tool, content);
         let mut meta = JsonObject::new();
         meta.insert(

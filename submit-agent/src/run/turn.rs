@@ -222,12 +222,7 @@ impl<'a> Run<'a> {
 
     /// Runs one round of the model message's tool requests.
     async fn round(&self, message: &Message) -> Result<Round, RunError> {
-        let requests: Vec<(usize, &ToolRequest)> = message
-            .content
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.as_tool_request().map(|r| (i, r)))
-            .collect();
+        let requests = indexed_requests(message);
         let calls = requests
             .iter()
             .filter(|(_, r)| !self.is_terminal(&r.name))
@@ -267,6 +262,20 @@ impl<'a> Run<'a> {
             }
             return Ok(Round::Interrupted(revised));
         }
+        let (content, committed) = self.finish_round(&requests, results).await?;
+        Ok(Round::Complete {
+            tool_message: Message::new(Role::Tool, content),
+            committed,
+        })
+    }
+
+    /// Ends a round whose calls all resolved: the terminal calls run after the others, and the
+    /// responses come back in the model's order, with whether a terminal call committed.
+    pub(super) async fn finish_round(
+        &self,
+        requests: &[(usize, &ToolRequest)],
+        results: HashMap<usize, CallResult>,
+    ) -> Result<(Vec<Part>, bool), RunError> {
         let mut responses: HashMap<usize, Part> = results
             .into_iter()
             .filter_map(|(i, r)| match r {
@@ -274,19 +283,16 @@ impl<'a> Run<'a> {
                 _ => None,
             })
             .collect();
-        let committed = self.run_terminals(&requests, &mut responses).await?;
+        let committed = self.run_terminals(requests, &mut responses).await?;
         let content = requests
             .iter()
             .filter_map(|(i, _)| responses.remove(i))
             .collect();
-        Ok(Round::Complete {
-            tool_message: Message::new(Role::Tool, content),
-            committed,
-        })
+        Ok((content, committed))
     }
 
     /// Runs the terminal calls after the others, in the model's order.
-    pub(super) async fn run_terminals(
+    async fn run_terminals(
         &self,
         requests: &[(usize, &ToolRequest)],
         responses: &mut HashMap<usize, Part>,
@@ -337,4 +343,14 @@ pub(crate) fn nudge(tool: &str) -> String {
     format!(
         "Your last turn did not call any tool, so the run cannot end. To finish, call the {tool} tool now with your complete, final result."
     )
+}
+
+/// The message's tool requests, each with its index among the message's parts.
+pub(super) fn indexed_requests(message: &Message) -> Vec<(usize, &ToolRequest)> {
+    message
+        .content
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.as_tool_request().map(|r| (i, r)))
+        .collect()
 }
