@@ -15,7 +15,7 @@ fn value_tool() -> SubmitTool<serde_json::Value> {
 
 include!("../../../tests/properties/props.rs");
 
-// One definition of each rule (issue 12): the one pass (`clean.rs`) is a shortcut for the steps,
+// One definition of each rule: the one pass (`clean.rs`) is a shortcut for the steps,
 // so on every argument text, generated and damaged, the parser with the one pass and the
 // steps alone must give the same outcome. The steps alone are the reference.
 
