@@ -127,7 +127,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let statuses: Vec<_> = done.trace.iter().map(|r| &r.status).collect();
     if !matches!(
         statuses.as_slice(),
-        [TraceStatus::Findings(1), TraceStatus::Committed(_)]
+        [TraceStatus::Findings(1), TraceStatus::Committed { .. }]
     ) {
         return Err("expected one rejected submit, then the committed one".into());
     }

@@ -71,7 +71,7 @@ pub use submit_core::{
     MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,
     Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, UnknownProvider,
 };
-pub use submit_core::{Call, CallRecord, CallShapeError, Trace};
+pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
 ///

@@ -16,7 +16,9 @@ use submit_result::agent::{
     ResultValidator, RunErrorKind, ScriptedModel, Terminal, Tool, ToolChoice, ToolContext,
     ToolDefinition, ToolError, TraceStatus,
 };
-use submit_result::{Accepted, Outcome, ParameterCause, Rejected, SubmitError};
+use submit_result::{
+    Accepted, Arguments, Outcome, ParameterCause, Rejected, StopReason, SubmitError,
+};
 
 /// Yields once to the executor, waking itself so it is polled again.
 async fn yield_now() {
@@ -81,7 +83,16 @@ impl<R: DeserializeOwned> Terminal<R> for StandIn {
         self.schema.clone()
     }
 
-    fn handle(&self, input: &Value) -> Outcome<R> {
+    fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<R> {
+        let decoded;
+        let input = match arguments {
+            Arguments::Value(value) => value,
+            Arguments::Text(text) => {
+                decoded = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+                &decoded
+            }
+            Arguments::Missing => &Value::Null,
+        };
         let Some(reasoning) = input.get("reasoning").and_then(Value::as_str) else {
             let message = "reasoning parameter is required".to_owned();
             return Outcome::Rejected(Rejected {
@@ -266,7 +277,9 @@ fn h6_builtin_schema_validator_rejects_a_value_outside_the_enum() {
     assert!(second.contains("allowed values"));
     assert!(second.contains("Result rejected"));
     assert!(matches!(done.trace[0].status, TraceStatus::Findings(1)));
-    assert!(matches!(done.trace[1].status, TraceStatus::Committed(None)));
+    assert!(
+        matches!(done.trace[1].status, TraceStatus::Committed { ref recoveries, forced_by_budget: false } if recoveries.is_empty())
+    );
 }
 
 #[test]

@@ -162,7 +162,10 @@ fn real_tool_enum_outside_its_variants_is_a_payload_error_then_commits() {
     assert!(second.contains("failed to decode payload"), "{second}");
     assert!(second.contains("maybe"), "{second}");
     assert!(done.trace[0].recoverable());
-    assert!(matches!(done.trace[1].status, TraceStatus::Committed(_)));
+    assert!(matches!(
+        done.trace[1].status,
+        TraceStatus::Committed { .. }
+    ));
 }
 
 #[test]

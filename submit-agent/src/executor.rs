@@ -8,14 +8,17 @@ use futures::FutureExt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_core::{Accepted, Arguments, Outcome, Provider, Recovery, SubmitError, SubmitTool};
+use submit_core::{
+    Accepted, AppliedRecovery, Arguments, Outcome, Provider, Recovery, StopReason, SubmitError,
+    SubmitTool,
+};
 
 use crate::definition::ToolDefinition;
 use crate::error::{BoxError, RunError, RunErrorKind};
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
 use crate::response::Response;
-use crate::run::{Agent, GateStep, Resume, TerminalGate};
+use crate::run::{Agent, GateStep, GateTurn, Resume, TerminalGate};
 use crate::schema;
 
 /// The terminal tool as the executor needs it. Implemented by [`SubmitTool`]; implement it
@@ -27,8 +30,11 @@ pub trait Terminal<R>: Send + Sync {
     fn definition(&self) -> ToolDefinition;
     /// The full payload schema the built-in validator checks the response against.
     fn payload_schema(&self) -> Value;
-    /// Handles one call's arguments.
-    fn handle(&self, input: &Value) -> Outcome<R>;
+    /// Handles one call: its arguments in the form they arrived (text as the model sent it,
+    /// or the provider's JSON object) and how the turn that carried it ended, as it bears on
+    /// this call ([`StopReason::OutputLimit`] only for the last call of a turn that stopped at
+    /// the output-token limit).
+    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R>;
 }
 
 // `SubmitTool` is shareable across threads once its options hold no `!Sync` schema settings.
@@ -59,8 +65,8 @@ where
         SubmitTool::payload_schema(self).clone()
     }
 
-    fn handle(&self, input: &Value) -> Outcome<R> {
-        self.handle_arguments(Arguments::Value(input))
+    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
+        self.handle_arguments_in_turn(arguments, end)
     }
 }
 
@@ -165,7 +171,14 @@ pub enum TraceStatus {
     /// A validator failed; the run aborted.
     ValidationFailed(String),
     /// Committed; the run ended.
-    Committed(Option<Recovery>),
+    Committed {
+        /// Every rule the parser applied to the call, in the order applied (empty for a clean
+        /// call): the accepted outcome's `recoveries`.
+        recoveries: Vec<AppliedRecovery>,
+        /// The call answered the request the run's last turn forced (see
+        /// [`Committed::forced_by_budget`]).
+        forced_by_budget: bool,
+    },
 }
 
 /// One terminal call in the trace.
@@ -195,7 +208,11 @@ impl std::fmt::Display for TraceRecord {
                 write!(f, "result rejected: validation raised {n} finding(s)")
             }
             TraceStatus::ValidationFailed(e) => write!(f, "result validation: {e}"),
-            TraceStatus::Committed(_) => f.write_str("result committed"),
+            TraceStatus::Committed {
+                forced_by_budget: true,
+                ..
+            } => f.write_str("result committed on the run's last turn, which forced the submit"),
+            TraceStatus::Committed { .. } => f.write_str("result committed"),
         }
     }
 }
@@ -209,6 +226,13 @@ pub struct Committed<R> {
     pub reasoning: String,
     /// The recovery the parser applied, if any.
     pub recovery: Option<Recovery>,
+    /// Every rule the parser applied to the committed call, in the order applied (empty for a
+    /// clean call): the same list the accepted outcome carries.
+    pub recoveries: Vec<AppliedRecovery>,
+    /// The result answered the request of the run's last turn, which forced the submit tool
+    /// (or, where the provider refuses forcing, asked for it in a user message) because the
+    /// run had no turn left after it.
+    pub forced_by_budget: bool,
     /// Every terminal call of the run, in order.
     pub trace: Vec<TraceRecord>,
     /// The whole conversation, ending with the tool message that answered the submit.
@@ -243,7 +267,7 @@ impl<R> Execution<R> {
 /// ```
 /// use serde_json::{json, Value};
 /// use submit_agent::{Agent, Executor, Message, Part, ScriptedModel, Terminal, ToolDefinition};
-/// use submit_core::{Accepted, Outcome};
+/// use submit_core::{Accepted, Arguments, Outcome, StopReason};
 ///
 /// struct Echo;
 /// impl Terminal<Value> for Echo {
@@ -254,7 +278,8 @@ impl<R> Execution<R> {
 ///             wire: None }
 ///     }
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
-///     fn handle(&self, input: &Value) -> Outcome<Value> {
+///     fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<Value> {
+///         let Arguments::Value(input) = arguments else { unreachable!("the script sends values") };
 ///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
 ///             recovery: None, recoveries: Vec::new(), tool_result: json!({"success": true}) })
 ///     }
@@ -370,12 +395,14 @@ impl<R: Serialize + Send + Sync + 'static> Executor<R> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         match committed {
-            Some(accepted) => {
+            Some((accepted, forced_by_budget)) => {
                 let messages = response.history();
                 Ok(Execution::Committed(Box::new(Committed {
                     response: accepted.response,
                     reasoning: accepted.reasoning,
                     recovery: accepted.recovery,
+                    recoveries: accepted.recoveries,
+                    forced_by_budget,
                     trace,
                     messages,
                     usage: response.usage,
@@ -394,7 +421,8 @@ impl<R: Serialize + Send + Sync + 'static> Executor<R> {
 
 struct Gate<'e, R> {
     executor: &'e Executor<R>,
-    committed: Mutex<Option<Accepted<R>>>,
+    /// The committed submit, and whether the run's last turn forced it.
+    committed: Mutex<Option<(Accepted<R>, bool)>>,
     trace: Mutex<Vec<TraceRecord>>,
 }
 
@@ -447,10 +475,18 @@ impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
         self.executor.forbid_forcing
     }
 
-    fn gate<'a>(&'a self, request: &'a ToolRequest) -> BoxFuture<'a, GateStep> {
+    fn gate<'a>(&'a self, request: &'a ToolRequest, turn: GateTurn) -> BoxFuture<'a, GateStep> {
         async move {
-            let accepted = match self.executor.terminal.handle(&request.input) {
+            let tool = self.executor.terminal.name();
+            let accepted = match self.executor.terminal.handle(request.arguments(), turn.end) {
                 Outcome::Rejected(rejected) => {
+                    tracing::info!(
+                        tool,
+                        reference = request.reference.as_deref().unwrap_or(""),
+                        class = rejected.error.class().as_str(),
+                        cause = rejected.error.cause().map_or("", |c| c.as_str()),
+                        "terminal call rejected; the model is told why"
+                    );
                     self.record(request, TraceStatus::Rejected(rejected.error));
                     return GateStep::Answer {
                         output: rejected.tool_result,
@@ -485,19 +521,33 @@ impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
                 let error = format!(
                     "Result rejected: validation raised {} finding(s). Address each finding and call {} again with your corrected, complete result.",
                     findings.len(),
-                    self.executor.terminal.name()
+                    tool
                 );
                 return GateStep::Answer {
                     output: json!({ "error": error, "findings": findings }),
                     is_error: true,
                 };
             }
-            self.record(request, TraceStatus::Committed(accepted.recovery));
+            let kinds: Vec<&str> = accepted.recoveries.iter().map(|r| r.kind.as_str()).collect();
+            tracing::info!(
+                tool,
+                reference = request.reference.as_deref().unwrap_or(""),
+                recoveries = ?kinds,
+                forced_by_budget = turn.forced_by_budget,
+                "result committed"
+            );
+            self.record(
+                request,
+                TraceStatus::Committed {
+                    recoveries: accepted.recoveries.clone(),
+                    forced_by_budget: turn.forced_by_budget,
+                },
+            );
             let output = accepted.tool_result.clone();
             *self
                 .committed
                 .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(accepted);
+                .unwrap_or_else(PoisonError::into_inner) = Some((accepted, turn.forced_by_budget));
             GateStep::Commit { output }
         }
         .boxed()

@@ -140,7 +140,11 @@ mod tests {
         fn payload_schema(&self) -> serde_json::Value {
             serde_json::json!({"type": "object"})
         }
-        fn handle(&self, _input: &serde_json::Value) -> submit_core::Outcome<serde_json::Value> {
+        fn handle(
+            &self,
+            _arguments: submit_core::Arguments<'_>,
+            _end: submit_core::StopReason,
+        ) -> submit_core::Outcome<serde_json::Value> {
             submit_core::Outcome::Accepted(submit_core::Accepted {
                 response: serde_json::Value::Null,
                 reasoning: String::new(),

@@ -424,7 +424,7 @@ where
         if interrupt.resolved || interrupt.raised_by.is_some() || request.name != self.tool.name() {
             return None;
         }
-        let input = serde_json::from_value(request.input.clone()).ok()?;
+        let input = serde_json::from_value(request.input_value().into_owned()).ok()?;
         Some(InterruptedCall {
             part: part.clone(),
             input,
@@ -484,15 +484,16 @@ impl<In, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
             Ok(Some(m)) => Some(Value::Object(m)),
             Err(_) => Some(serde_json::to_value(resume).unwrap_or(Value::Null)),
         };
-        let (input, original_input) = match input {
-            Some(new) => (new, Some(request.input.clone())),
-            None => (request.input.clone(), None),
+        let (input, arguments_text, original_input) = match input {
+            Some(new) => (new, None, Some(request.input_value().into_owned())),
+            None => (request.input.clone(), request.arguments_text.clone(), None),
         };
         Part {
             kind: PartKind::ToolRequest(ToolRequest {
                 name: request.name,
                 reference: request.reference,
                 input,
+                arguments_text,
                 interrupt: None,
                 restart: Some(Restart {
                     resume,

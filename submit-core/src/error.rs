@@ -10,6 +10,16 @@ pub enum ErrorClass {
     Payload,
 }
 
+impl ErrorClass {
+    /// The class's name as it is serialized (`parameter`, `payload`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Parameter => "parameter",
+            ErrorClass::Payload => "payload",
+        }
+    }
+}
+
 /// Which of the parameter causes fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -29,6 +39,9 @@ pub enum ParameterCause {
     /// A string parameter swallowed another parameter's `<parameter name="…">` block
     /// (SUBMIT.md §10.3b).
     SwallowedParameter,
+    /// The call was the last of a turn that stopped at the output-token limit, so its
+    /// arguments may be cut off, whatever they parse to.
+    TruncatedCall,
 }
 
 impl ParameterCause {
@@ -40,16 +53,18 @@ impl ParameterCause {
             ParameterCause::StringifiedDeclined => "stringified_declined",
             ParameterCause::ReasoningDeclined => "reasoning_declined",
             ParameterCause::SwallowedParameter => "swallowed_parameter",
+            ParameterCause::TruncatedCall => "truncated_call",
         }
     }
 
     /// Every cause, in the order SUBMIT.md §7 lists them.
-    pub const ALL: [ParameterCause; 5] = [
+    pub const ALL: [ParameterCause; 6] = [
         ParameterCause::UndecodableArguments,
         ParameterCause::AbsentOrMistyped,
         ParameterCause::StringifiedDeclined,
         ParameterCause::ReasoningDeclined,
         ParameterCause::SwallowedParameter,
+        ParameterCause::TruncatedCall,
     ];
 }
 

@@ -33,6 +33,7 @@ mod outcome;
 mod parse;
 mod provider;
 mod schema;
+mod stop;
 mod tool;
 mod trace;
 
@@ -46,5 +47,6 @@ pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
+pub use stop::StopReason;
 pub use tool::SubmitTool;
 pub use trace::{CallRecord, Trace};

@@ -14,6 +14,7 @@ use crate::parse::{Arguments, Parser};
 use crate::provider::{Call, CallShapeError, Provider};
 use crate::schema;
 use crate::schema::property::Property;
+use crate::stop::{self, StopReason};
 use crate::trace::Trace;
 
 /// A terminal submit tool for the response type `R`.
@@ -144,7 +145,42 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle(&self, provider: Provider, call: &Value) -> Outcome<R> {
-        self.handle_read(provider.read_call(call))
+        self.handle_read(provider.read_call(call), StopReason::Complete)
+    }
+
+    /// Handles a call like [`SubmitTool::handle`], knowing how the turn that carried it ended.
+    ///
+    /// The last call of a turn that stopped at the output-token limit
+    /// ([`StopReason::OutputLimit`], from [`Provider::turn_end`]) is never accepted, whatever its
+    /// arguments parse to: it is rejected with cause [`ParameterCause::TruncatedCall`] and a
+    /// message asking for the complete result, shorter.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use serde_json::json;
+    /// use submit_result::{Options, Outcome, ParameterCause, Provider, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// // Anthropic answers a call cut off at `max_tokens` with whatever input arrived.
+    /// let call = json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": {}});
+    /// let end = Provider::Claude.stop_reason("max_tokens");
+    /// let Outcome::Rejected(rejected) = tool.handle_in_turn(Provider::Claude, &call, end) else {
+    ///     panic!("accepted");
+    /// };
+    /// assert_eq!(rejected.error.cause(), Some(ParameterCause::TruncatedCall));
+    /// assert!(rejected.error.message().starts_with(
+    ///     "the submit_result call was cut off at the output-token limit after 2 bytes"
+    /// ));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn handle_in_turn(&self, provider: Provider, call: &Value, end: StopReason) -> Outcome<R> {
+        self.handle_read(provider.read_call(call), end)
     }
 
     /// Handles a call's arguments directly.
@@ -174,20 +210,33 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         }
     }
 
+    /// Handles a call's arguments like [`SubmitTool::handle_arguments`], knowing how the turn
+    /// that carried the call ended (see [`SubmitTool::handle_in_turn`]).
+    pub fn handle_arguments_in_turn(
+        &self,
+        arguments: Arguments<'_>,
+        end: StopReason,
+    ) -> Outcome<R> {
+        match end {
+            StopReason::OutputLimit => self.reject(stop::truncated(self.name(), arguments)),
+            StopReason::Complete => self.handle_arguments(arguments),
+        }
+    }
+
     /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one
     /// record, marked recoverable, carrying the call's id).
     pub fn handle_traced(&self, provider: Provider, call: &Value, trace: &mut Trace) -> Outcome<R> {
         let read = provider.read_call(call);
         let id = read.as_ref().ok().and_then(|call| call.id);
-        let outcome = self.handle_read(read);
+        let outcome = self.handle_read(read, StopReason::Complete);
         trace.record(id, self.name(), &outcome);
         outcome
     }
 
     /// A call read out of its provider's shape, or why it could not be.
-    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>) -> Outcome<R> {
+    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>, end: StopReason) -> Outcome<R> {
         match read {
-            Ok(call) => self.handle_arguments(call.arguments),
+            Ok(call) => self.handle_arguments_in_turn(call.arguments, end),
             Err(shape) => self.reject(SubmitError::parameter(
                 ParameterCause::UndecodableArguments,
                 format!("failed to parse tool arguments: {shape}"),

@@ -6,7 +6,9 @@
 //! stable keys, so a conversation stored between an interrupt and its resume reads back as the
 //! same state in another process.
 
+mod chunk;
 mod part;
 mod wire;
 
+pub use chunk::{Chunk, ToolCallDelta};
 pub use part::*;

@@ -1,7 +1,10 @@
 //! The data of a conversation: messages, their parts, and the chunks a stream delivers.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use submit_core::Arguments;
 
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
@@ -105,22 +108,6 @@ pub enum MediaSource {
     Inline(Vec<u8>),
 }
 
-const TOOL_CALL_DELTA: &str = "toolCallDelta";
-
-/// A piece of a tool call being streamed: the chunk sink sees these as they arrive, before
-/// the finished call; the pieces of one call share its `index` and, once known, its `id`.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ToolCallDelta {
-    /// The call's position among the answer's outputs, as the provider numbers it.
-    pub index: u64,
-    /// The call's id, when the provider has sent it.
-    pub id: Option<String>,
-    /// The tool's name, when the provider has sent it.
-    pub name: Option<String>,
-    /// The next piece of the arguments' JSON text.
-    pub arguments: String,
-}
-
 /// A tool call the model asked for.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ToolRequest {
@@ -128,14 +115,75 @@ pub struct ToolRequest {
     pub name: String,
     /// The call's reference, unique in its message (the loop assigns one when missing).
     pub reference: Option<String>,
-    /// The arguments.
+    /// The arguments as a JSON value.
+    ///
+    /// For a call whose arguments arrived as text ([`arguments_text`](Self::arguments_text)),
+    /// a transport leaves it `null`: the loop decodes the text into it before the call
+    /// reaches an ordinary tool and its hooks, and the terminal tool's parser reads the text
+    /// itself. [`input_value`](Self::input_value) gives the value either way.
     pub input: Value,
+    /// The argument text exactly as the model sent it, for a call whose arguments arrived as
+    /// text (OpenAI Chat and Responses, Anthropic when streamed); `None` for arguments that
+    /// arrived as a JSON object. Kept through the conversation's JSON form and sent back to
+    /// the provider as it was, so nothing re-encodes what the model wrote.
+    pub arguments_text: Option<String>,
     /// Interrupt state: set when the call paused the run.
     pub interrupt: Option<Interrupt>,
     /// Restart state: set on a directive that re-runs an interrupted call.
     pub restart: Option<Restart>,
     /// The outcome of a call that completed in a round that other calls interrupted.
     pub pending: Option<PendingOutput>,
+}
+
+impl ToolRequest {
+    /// The arguments in the form they arrived: the text when they arrived as text, else the
+    /// value. This is what the submit tool's parser reads.
+    ///
+    /// ```
+    /// use submit_agent::{Part, ToolRequest};
+    /// use submit_core::Arguments;
+    ///
+    /// let part = Part::tool_request_text("submit_result", None, r#"{"a":1,"a":2}"#);
+    /// let request = part.as_tool_request().unwrap();
+    /// assert!(matches!(request.arguments(), Arguments::Text(r#"{"a":1,"a":2}"#)));
+    /// ```
+    pub fn arguments(&self) -> Arguments<'_> {
+        match &self.arguments_text {
+            Some(text) => Arguments::Text(text),
+            None => Arguments::Value(&self.input),
+        }
+    }
+
+    /// The arguments as a JSON value, as an ordinary tool reads them: `input`, or, for a call
+    /// whose arguments arrived as text and were not decoded yet, the text decoded (empty text
+    /// as `{}`, text that is not JSON as a string holding it, so the tool's input check names
+    /// it). Absent arguments (`null`) read as `{}`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submit_agent::Part;
+    ///
+    /// let part = Part::tool_request_text("add", None, r#"{"a": 2, "b": 3}"#);
+    /// let request = part.as_tool_request().unwrap();
+    /// assert_eq!(request.input, json!(null));
+    /// assert_eq!(*request.input_value(), json!({"a": 2, "b": 3}));
+    /// ```
+    pub fn input_value(&self) -> Cow<'_, Value> {
+        match (&self.input, &self.arguments_text) {
+            (Value::Null, Some(text)) => Cow::Owned(decode_arguments(text)),
+            (Value::Null, None) => Cow::Owned(Value::Object(Map::new())),
+            (value, _) => Cow::Borrowed(value),
+        }
+    }
+}
+
+/// Argument text as an ordinary tool reads it: empty text is `{}`, text that is not JSON
+/// stays a string.
+fn decode_arguments(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Object(Map::new());
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
 /// Why and where a tool call paused the run.
@@ -286,6 +334,22 @@ impl Part {
         .into()
     }
 
+    /// A tool request part whose arguments arrived as text, kept as the model sent it (see
+    /// [`ToolRequest::arguments_text`]); its `input` stays `null` until the loop decodes it.
+    pub fn tool_request_text(
+        name: impl Into<String>,
+        reference: Option<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        PartKind::ToolRequest(ToolRequest {
+            name: name.into(),
+            reference,
+            arguments_text: Some(arguments.into()),
+            ..ToolRequest::default()
+        })
+        .into()
+    }
+
     /// A tool response part.
     pub fn tool_response(
         name: impl Into<String>,
@@ -331,39 +395,6 @@ impl Part {
             PartKind::Reasoning(t) => Some(t),
             _ => None,
         }
-    }
-
-    /// A piece of a tool call's arguments as a streaming transport received it (a custom
-    /// part of type `toolCallDelta`; see [`ToolCallDelta`]).
-    pub fn tool_call_delta(delta: ToolCallDelta) -> Self {
-        let mut m = Map::new();
-        m.insert("type".into(), Value::String(TOOL_CALL_DELTA.into()));
-        m.insert("index".into(), Value::from(delta.index));
-        if let Some(id) = delta.id {
-            m.insert("id".into(), Value::String(id));
-        }
-        if let Some(name) = delta.name {
-            m.insert("name".into(), Value::String(name));
-        }
-        m.insert("arguments".into(), Value::String(delta.arguments));
-        PartKind::Custom(Value::Object(m)).into()
-    }
-
-    /// The tool-call argument delta this part holds.
-    pub fn as_tool_call_delta(&self) -> Option<ToolCallDelta> {
-        let PartKind::Custom(v) = &self.kind else {
-            return None;
-        };
-        if v.get("type").and_then(Value::as_str) != Some(TOOL_CALL_DELTA) {
-            return None;
-        }
-        let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-        Some(ToolCallDelta {
-            index: v.get("index").and_then(Value::as_u64)?,
-            id: text("id"),
-            name: text("name"),
-            arguments: text("arguments").unwrap_or_default(),
-        })
     }
 
     /// True for a tool request whose interrupt is not yet resolved.
@@ -470,15 +501,17 @@ impl Part {
                 return Err(PartError::ResumeNotObject(json_type(&other)));
             }
         };
-        let (input, original_input) = match input {
-            Some(new) => (new, Some(request.input.clone())),
-            None => (request.input.clone(), None),
+        // A replaced input is a value; the text the model sent stays with the input it was.
+        let (input, arguments_text, original_input) = match input {
+            Some(new) => (new, None, Some(request.input_value().into_owned())),
+            None => (request.input.clone(), request.arguments_text.clone(), None),
         };
         Ok(Part {
             kind: PartKind::ToolRequest(ToolRequest {
                 name: request.name.clone(),
                 reference: request.reference.clone(),
                 input,
+                arguments_text,
                 interrupt: None,
                 restart: Some(Restart {
                     resume,
@@ -524,28 +557,4 @@ pub(crate) const KEY_SOURCE: &str = "source";
 /// JavaScript truthiness of a state marker: absent, `null` and `false` mean no state.
 pub(crate) fn truthy(value: &Value) -> bool {
     !matches!(value, Value::Null | Value::Bool(false))
-}
-
-/// A streamed piece of a response.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Chunk {
-    /// Who produced it; the loop labels model chunks `model` and tool chunks `tool`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<Role>,
-    /// The index of the message it belongs to in the response stream.
-    #[serde(default)]
-    pub index: usize,
-    /// Its parts.
-    pub content: Vec<Part>,
-}
-
-impl Chunk {
-    /// A chunk with a role and content; the loop sets the index.
-    pub fn new(role: Option<Role>, content: Vec<Part>) -> Self {
-        Chunk {
-            role,
-            index: 0,
-            content,
-        }
-    }
 }

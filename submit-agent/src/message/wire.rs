@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 
 use super::part::*;
 
+/// A tool request's argument text as the model sent it.
+const KEY_ARGUMENTS_TEXT: &str = "argumentsText";
 const KEY_INTERRUPT: &str = "interrupt";
 const KEY_RESOLVED: &str = "resolvedInterrupt";
 const KEY_INTERRUPTED_BY: &str = "interruptedBy";
@@ -81,6 +83,9 @@ impl Part {
                     req.insert("ref".into(), Value::String(reference.clone()));
                 }
                 req.insert("input".into(), r.input.clone());
+                if let Some(text) = &r.arguments_text {
+                    req.insert(KEY_ARGUMENTS_TEXT.into(), Value::String(text.clone()));
+                }
                 out.insert("toolRequest".into(), Value::Object(req));
                 let mut m = strip_state_keys(&metadata).unwrap_or_default();
                 if let Some(i) = &r.interrupt {
@@ -267,10 +272,12 @@ fn request_from_wire(value: Value) -> Result<ToolRequest, String> {
         .ok_or_else(|| "toolRequest.name is required".to_owned())?;
     let reference = opt_string(&mut obj, "ref", "toolRequest")?;
     let input = obj.remove("input").unwrap_or(Value::Null);
+    let arguments_text = opt_string(&mut obj, KEY_ARGUMENTS_TEXT, "toolRequest")?;
     Ok(ToolRequest {
         name,
         reference,
         input,
+        arguments_text,
         ..ToolRequest::default()
     })
 }
@@ -407,12 +414,28 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn argument_text_survives_the_json_form_as_it_was_sent() {
+        let text = r#"{"reasoning":"a","result":{"s":1},"result":{"s":2}}</invoke>"#;
+        let part = Part::tool_request_text("submit_result", Some("call_1".into()), text);
+        let json = serde_json::to_value(&part).unwrap();
+        assert_eq!(json["toolRequest"]["argumentsText"], text);
+        let stored = serde_json::to_string(&json).unwrap();
+        let back: Part = serde_json::from_str(&stored).unwrap();
+        assert_eq!(back, part);
+        assert_eq!(
+            back.as_tool_request().unwrap().arguments_text.as_deref(),
+            Some(text)
+        );
+    }
+
+    #[test]
     fn tool_request_state_round_trips_through_json() {
         let part = Part {
             kind: PartKind::ToolRequest(ToolRequest {
                 name: "transfer".into(),
                 reference: Some("r1".into()),
                 input: json!({"amount": 5}),
+                arguments_text: None,
                 interrupt: Some(Interrupt {
                     data: Some(json!({"reason": "large"}).as_object().cloned().unwrap()),
                     resolved: false,

@@ -200,6 +200,7 @@ impl Agent {
             rounds: 0,
             unusable: 0,
             force_next: false,
+            budget_asked: false,
         };
         if let Some(resume) = resume {
             let info = TurnInfo {

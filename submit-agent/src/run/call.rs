@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use submit_core::StopReason;
 
 use crate::context::{CallState, Delivery};
 use crate::definition::ToolDefinition;
@@ -25,7 +26,17 @@ pub(crate) trait TerminalGate: Send + Sync {
     fn name(&self) -> &str;
     fn definition(&self) -> ToolDefinition;
     fn forbid_forcing(&self) -> bool;
-    fn gate<'a>(&'a self, request: &'a ToolRequest) -> BoxFuture<'a, GateStep>;
+    fn gate<'a>(&'a self, request: &'a ToolRequest, turn: GateTurn) -> BoxFuture<'a, GateStep>;
+}
+
+/// What the loop knows of the turn that carried a terminal call.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GateTurn {
+    /// How the turn ended, as it bears on this call (the output limit only for the turn's
+    /// last call).
+    pub(crate) end: StopReason,
+    /// The turn was the run's last, which forced the submit.
+    pub(crate) forced_by_budget: bool,
 }
 
 /// What the gate made of one terminal call.
@@ -59,7 +70,7 @@ pub(super) struct Exec<'a> {
 impl Exec<'_> {
     pub(super) async fn call(
         &self,
-        request: ToolRequest,
+        mut request: ToolRequest,
         delivery: Option<Delivery>,
     ) -> CallResult {
         let state = CallState::new(
@@ -68,10 +79,17 @@ impl Exec<'_> {
             self.stream.clone(),
             delivery,
         );
+        // A call whose arguments arrived as text and were not decoded yet (one resumed from a
+        // stored conversation) is decoded here, as the loop decodes a fresh one.
+        let input = if request.input.is_null() {
+            request.input_value().into_owned()
+        } else {
+            std::mem::take(&mut request.input)
+        };
         let call = ToolCall {
             name: request.name.clone(),
             reference: request.reference.clone(),
-            input: request.input,
+            input,
         };
         let result = self.chain.execute(call, Arc::clone(&state)).await;
         let attached = state.take_parts();

@@ -8,5 +8,5 @@ mod resume;
 mod turn;
 
 pub use agent::{Agent, DEFAULT_MAX_TURNS};
-pub(crate) use call::{GateStep, TerminalGate};
+pub(crate) use call::{GateStep, GateTurn, TerminalGate};
 pub use resume::Resume;

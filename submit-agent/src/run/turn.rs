@@ -6,9 +6,10 @@ use std::sync::Arc;
 use futures::future::{join_all, BoxFuture};
 use futures::FutureExt;
 use serde_json::{json, Value};
+use submit_core::StopReason;
 
 use super::call::{
-    pending_of, response_part, with_request, CallResult, Exec, GateStep, TerminalGate,
+    pending_of, response_part, with_request, CallResult, Exec, GateStep, GateTurn, TerminalGate,
 };
 use crate::definition::ToolDefinition;
 use crate::error::{RunError, RunErrorKind};
@@ -56,6 +57,8 @@ pub(super) struct Run<'a> {
     pub(super) rounds: usize,
     pub(super) unusable: usize,
     pub(super) force_next: bool,
+    /// The last turn's user message asking for the submit was sent (where forcing is refused).
+    pub(super) budget_asked: bool,
 }
 
 /// How a round ended.
@@ -108,8 +111,21 @@ impl<'a> Run<'a> {
         if let Some(stream) = &self.exec.stream {
             stream.begin_turn(info.message_index);
         }
-        let tool_choice = match (self.force_next, self.terminal) {
-            (true, Some(t)) => ToolChoice::Tool(t.name().to_owned()),
+        // The run's budget: on the last tool round it has, the request forces the submit (or,
+        // where forcing is refused, a user message asks for it), so that a run out of turns
+        // still ends with an answer when the model can give one.
+        let last_round = self.setup.max_turns > 0 && self.rounds + 1 == self.setup.max_turns;
+        let budget = self.terminal.filter(|_| last_round);
+        if let Some(t) = budget {
+            if t.forbid_forcing() && !self.budget_asked {
+                self.budget_asked = true;
+                self.messages
+                    .push(Arc::new(Message::user(last_turn_request(t.name()))));
+            }
+        }
+        let tool_choice = match (self.force_next, self.terminal, budget) {
+            (_, _, Some(t)) if !t.forbid_forcing() => ToolChoice::Tool(t.name().to_owned()),
+            (true, Some(t), _) => ToolChoice::Tool(t.name().to_owned()),
             _ => self.setup.tool_choice.clone(),
         };
         let request = ModelRequest {
@@ -137,7 +153,20 @@ impl<'a> Run<'a> {
                 if r.reference.is_none() {
                     r.reference = Some(format!("call-{}-{counter}", info.message_index));
                 }
+                // An ordinary tool and its hooks read a value; the terminal tool's parser
+                // reads the arguments as they arrived.
+                if r.input.is_null() && !self.is_terminal(&r.name) {
+                    r.input = r.input_value().into_owned();
+                }
             }
+        }
+        // What the round needs to know of this turn, kept on the message so a resumed round
+        // knows it too.
+        if response.finish_reason == FinishReason::Length {
+            set_flag(&mut message, KEY_FINISH_REASON, Value::from(LENGTH));
+        }
+        if budget.is_some() {
+            set_flag(&mut message, KEY_FORCED_BY_BUDGET, Value::Bool(true));
         }
         if message.tool_requests().next().is_none() {
             if let Some(t) = self.terminal {
@@ -262,7 +291,7 @@ impl<'a> Run<'a> {
             }
             return Ok(Round::Interrupted(revised));
         }
-        let (content, committed) = self.finish_round(&requests, results).await?;
+        let (content, committed) = self.finish_round(message, &requests, results).await?;
         Ok(Round::Complete {
             tool_message: Message::new(Role::Tool, content),
             committed,
@@ -273,6 +302,7 @@ impl<'a> Run<'a> {
     /// responses come back in the model's order, with whether a terminal call committed.
     pub(super) async fn finish_round(
         &self,
+        message: &Message,
         requests: &[(usize, &ToolRequest)],
         results: HashMap<usize, CallResult>,
     ) -> Result<(Vec<Part>, bool), RunError> {
@@ -283,7 +313,9 @@ impl<'a> Run<'a> {
                 _ => None,
             })
             .collect();
-        let committed = self.run_terminals(requests, &mut responses).await?;
+        let committed = self
+            .run_terminals(message, requests, &mut responses)
+            .await?;
         let content = requests
             .iter()
             .filter_map(|(i, _)| responses.remove(i))
@@ -291,15 +323,29 @@ impl<'a> Run<'a> {
         Ok((content, committed))
     }
 
-    /// Runs the terminal calls after the others, in the model's order.
+    /// Runs the terminal calls after the others, in the model's order. The message's last
+    /// call, when its turn stopped at the output-token limit, is known to be cut off.
     async fn run_terminals(
         &self,
+        message: &Message,
         requests: &[(usize, &ToolRequest)],
         responses: &mut HashMap<usize, Part>,
     ) -> Result<bool, RunError> {
         let Some(gate) = self.terminal else {
             return Ok(false);
         };
+        let flag = |key| {
+            message
+                .metadata
+                .as_ref()
+                .and_then(|m| m.get(key))
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let cut = (flag(KEY_FINISH_REASON) == LENGTH)
+            .then(|| requests.last().map(|(i, _)| *i))
+            .flatten();
+        let forced_by_budget = flag(KEY_FORCED_BY_BUDGET) == true;
         let mut committed = false;
         for (i, r) in requests.iter().filter(|(_, r)| self.is_terminal(&r.name)) {
             let part = if committed {
@@ -311,7 +357,16 @@ impl<'a> Run<'a> {
                 part.set_meta(KEY_IS_ERROR, Value::Bool(true));
                 part
             } else {
-                match gate.gate(r).await {
+                let end = if cut == Some(*i) {
+                    StopReason::OutputLimit
+                } else {
+                    StopReason::Complete
+                };
+                let turn = GateTurn {
+                    end,
+                    forced_by_budget,
+                };
+                match gate.gate(r, turn).await {
                     GateStep::Answer { output, is_error } => {
                         let mut part =
                             response_part(&r.name, r.reference.clone(), ToolOutput::value(output));
@@ -336,6 +391,28 @@ impl<'a> Run<'a> {
         }
         Ok(committed)
     }
+}
+
+/// The message metadata key naming why a model turn stopped, when the round must know it.
+const KEY_FINISH_REASON: &str = "finishReason";
+/// Its value for a turn that stopped at the output-token limit.
+const LENGTH: &str = "length";
+/// The message metadata key marking a turn whose request the run's budget forced.
+const KEY_FORCED_BY_BUDGET: &str = "forcedByBudget";
+
+fn set_flag(message: &mut Message, key: &str, value: Value) {
+    message
+        .metadata
+        .get_or_insert_with(Default::default)
+        .insert(key.to_owned(), value);
+}
+
+/// The user message that asks for the submit on the run's last turn, where the provider
+/// refuses a forced tool choice.
+pub(crate) fn last_turn_request(tool: &str) -> String {
+    format!(
+        "This is the last turn of the run: no more tool calls will run after it. Call the {tool} tool now with your complete, final result."
+    )
 }
 
 /// The user message after a text-only turn, naming the configured terminal tool.

@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::http::{execute, remote_error, Http, Prepared};
+use super::client::api::Adapter;
+use super::http::{remote_error, Http, Prepared};
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
 };
-use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
+use super::{Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -18,9 +19,15 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "claude";
 /// Part metadata namespace holding thinking signatures and redacted thinking.
 const NS: &str = "claude";
-provider_errors!();
+/// The member of an assembled `tool_use` block holding its streamed `input_json_delta` text
+/// (the assembler's own, never in an answer; a control character keeps it apart).
+const STREAMED_INPUT: &str = "\u{1}partial_json";
 
-/// The Anthropic Messages API as a [`Model`](crate::Model).
+/// The Anthropic Messages API (`POST /v1/messages`) as a [`Model`](crate::Model).
+///
+/// A streamed call's arguments (`input_json_delta` pieces) are kept as the text the model
+/// sent ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)); a whole answer's
+/// `input` is its JSON object.
 ///
 /// ```
 /// use submit_agent::transport::Claude;
@@ -37,17 +44,18 @@ provider_errors!();
 /// assert_eq!(body["messages"][0]["content"][0]["text"], "Hi");
 /// assert!(!format!("{model:?}").contains("sk-test"));
 /// ```
+pub type Claude = Transport<MessagesApi>;
+
+/// What Anthropic Messages holds of a request: the model, its output limit and its thinking
+/// budget.
 #[derive(Clone, Debug)]
-pub struct Claude {
-    http: Http,
+pub struct MessagesApi {
     model: String,
     max_tokens: u32,
     thinking_budget: Option<u32>,
 }
 
-http_builder!(Claude);
-
-impl Claude {
+impl Transport<MessagesApi> {
     /// The environment variable the key is read from.
     pub const API_KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
     /// The default base URL.
@@ -57,17 +65,16 @@ impl Claude {
 
     /// A transport for `model`, keyed from `ANTHROPIC_API_KEY`, 4096 output tokens.
     pub fn new(model: impl Into<String>) -> Self {
-        Claude {
-            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+        Transport::with_api(MessagesApi {
             model: model.into(),
             max_tokens: 4096,
             thinking_budget: None,
-        }
+        })
     }
 
     /// Sets `max_tokens`.
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = tokens;
+        self.api.max_tokens = tokens;
         self
     }
 
@@ -76,13 +83,13 @@ impl Claude {
     /// the executor's `forbid_forced_tool_choice`; a forced choice that still arrives is sent
     /// as `auto` plus an instruction to call the tool.
     pub fn thinking(mut self, budget_tokens: u32) -> Self {
-        self.thinking_budget = Some(budget_tokens);
+        self.api.thinking_budget = Some(budget_tokens);
         self
     }
 
     /// Whether this configuration refuses a forced tool choice (extended thinking is on).
     pub fn forbids_forced_tool_choice(&self) -> bool {
-        self.thinking_budget.is_some()
+        self.api.thinking_budget.is_some()
     }
 
     /// The JSON body sent for `request`.
@@ -91,6 +98,12 @@ impl Claude {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
+        self.api.request_body(request, stream)
+    }
+}
+
+impl MessagesApi {
+    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert("max_tokens".into(), json!(self.max_tokens));
@@ -144,38 +157,40 @@ impl Claude {
         }
         Ok(Value::Object(body))
     }
+}
 
-    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
-        let key = self.http.key()?;
+impl Adapter for MessagesApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = Claude::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = Claude::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn prepare(
+        &self,
+        http: &Http,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Prepared, TransportError> {
+        let key = http.key()?;
         Ok(Prepared {
-            url: format!("{}/v1/messages", self.http.base_url),
+            url: format!("{}/v1/messages", http.base_url),
             headers: vec![
                 ("x-api-key", key.to_owned()),
-                ("anthropic-version", Self::API_VERSION.to_owned()),
+                ("anthropic-version", Claude::API_VERSION.to_owned()),
             ],
             body: self.request_body(request, stream)?,
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
-    pub async fn send(
-        &self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> Result<ModelResponse, TransportError> {
-        let prepared = self.prepare(&request, stream.is_some())?;
-        let body = execute(
-            &self.http,
-            prepared,
-            stream.map(|s| (s, Assembler::default())),
-        )
-        .await?;
-        parse_response(&body)
+    fn error(body: &Value) -> Option<TransportError> {
+        (body.get("type").and_then(Value::as_str) == Some("error"))
+            .then(|| remote_error(PROVIDER, body))
+    }
+
+    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+        parse_response(body)
     }
 }
-
-model_via_send!(Claude);
-decoders!(Claude);
 
 fn push_instruction(messages: &mut Vec<Value>, instruction: &str) {
     let block = json!({"type": "text", "text": instruction});
@@ -204,7 +219,7 @@ fn media_block(media: &Media) -> Result<Value, TransportError> {
     } else if content_type == "application/pdf" {
         "document"
     } else {
-        return Err(refuse(format!(
+        return Err(TransportError::refused(PROVIDER, format!(
             "Anthropic accepts images and PDF documents, not {content_type}: convert the part or send it as text"
         )));
     };
@@ -239,7 +254,7 @@ fn blocks(part: &Part, role: Role, out: &mut Vec<Value>) -> Result<(), Transport
                 "type": "tool_use",
                 "id": id,
                 "name": r.name,
-                "input": input_object(&r.input),
+                "input": input_object(r),
             }));
         }
         PartKind::ToolResponse(r) => {
@@ -251,7 +266,10 @@ fn blocks(part: &Part, role: Role, out: &mut Vec<Value>) -> Result<(), Transport
             for extra in &r.content {
                 match &extra.kind {
                     PartKind::ToolResponse(_) | PartKind::ToolRequest(_) => {
-                        return Err(refuse("a tool result cannot hold tool calls or results"))
+                        return Err(TransportError::refused(
+                            PROVIDER,
+                            "a tool result cannot hold tool calls or results",
+                        ))
                     }
                     _ => blocks(extra, Role::Tool, &mut content)?,
                 }
@@ -303,14 +321,11 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
 }
 
 /// Reads a Messages API answer into a response.
-pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    if body.get("type").and_then(Value::as_str) == Some("error") {
-        return Err(remote_error(PROVIDER, body));
-    }
+fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     let content = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| shape("the answer has no content array"))?;
+        .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no content array"))?;
     let mut parts = Vec::new();
     for block in content {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
@@ -336,13 +351,20 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                 let id = block
                     .get("id")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| shape("a tool_use block has no id"))?;
-                let name = block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| shape("a tool_use block has no name"))?;
-                let input = block.get("input").cloned().unwrap_or(json!({}));
-                parts.push(Part::tool_request(name, Some(id.to_owned()), input));
+                    .ok_or_else(|| TransportError::shape(PROVIDER, "a tool_use block has no id"))?;
+                let name = block.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    TransportError::shape(PROVIDER, "a tool_use block has no name")
+                })?;
+                let id = Some(id.to_owned());
+                parts.push(match block.get(STREAMED_INPUT).and_then(Value::as_str) {
+                    Some(text) => Part::tool_request_text(name, id, text),
+                    // Absent `input` stays absent (`null`), as the call arrived.
+                    None => Part::tool_request(
+                        name,
+                        id,
+                        block.get("input").cloned().unwrap_or(Value::Null),
+                    ),
+                });
             }
             _ => parts.push(Part::custom(block.clone())),
         }
@@ -372,7 +394,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 
 /// Assembles `message_start` … `message_stop` into a Messages API answer.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub struct Assembler {
     message: Option<Value>,
     blocks: BTreeMap<u64, Value>,
     json: BTreeMap<u64, String>,
@@ -393,15 +415,20 @@ impl Assemble for Assembler {
             .to_owned();
         let index = data.get("index").and_then(Value::as_u64);
         let need_index = || {
-            index.ok_or_else(|| malformed(format!("event {} ({kind}) has no index", event.number)))
+            index.ok_or_else(|| {
+                TransportError::malformed(
+                    PROVIDER,
+                    format!("event {} ({kind}) has no index", event.number),
+                )
+            })
         };
         match kind.as_str() {
             "message_start" => {
                 let message = data.get("message").cloned().ok_or_else(|| {
-                    malformed(format!(
-                        "event {} (message_start) has no message",
-                        event.number
-                    ))
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!("event {} (message_start) has no message", event.number),
+                    )
                 })?;
                 self.message = Some(message);
             }
@@ -412,10 +439,13 @@ impl Assemble for Assembler {
                     .filter(|b| b.is_object())
                     .cloned()
                     .ok_or_else(|| {
-                        malformed(format!(
-                            "event {} (content_block_start) has no content_block object",
-                            event.number
-                        ))
+                        TransportError::malformed(
+                            PROVIDER,
+                            format!(
+                                "event {} (content_block_start) has no content_block object",
+                                event.number
+                            ),
+                        )
                     })?;
                 if block["type"] == "tool_use" {
                     block["input"] = json!({});
@@ -429,10 +459,13 @@ impl Assemble for Assembler {
                 let i = need_index()?;
                 let delta = data.get("delta").unwrap_or(&Value::Null);
                 let block = self.blocks.get_mut(&i).ok_or_else(|| {
-                    malformed(format!(
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!(
                         "event {} (content_block_delta) names block {i}, which was never started",
                         event.number
-                    ))
+                    ),
+                    )
                 })?;
                 let piece = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("");
                 match delta.get("type").and_then(Value::as_str).unwrap_or("") {
@@ -466,28 +499,21 @@ impl Assemble for Assembler {
             "content_block_stop" => {
                 let i = need_index()?;
                 if let (Some(block), Some(text)) = (self.blocks.get_mut(&i), self.json.remove(&i)) {
-                    let input = if text.trim().is_empty() {
-                        json!({})
-                    } else {
-                        serde_json::from_str(&text).map_err(|e| {
-                            malformed(format!(
-                                "event {}: the streamed tool_use input of block {i} is not JSON ({e})",
-                                event.number
-                            ))
-                        })?
-                    };
-                    block["input"] = input.clone();
+                    keep_text(block, &text);
                     let name = block["name"].as_str().unwrap_or("").to_owned();
                     let id = block["id"].as_str().map(str::to_owned);
-                    emit(sink, Part::tool_request(name, id, input))?;
+                    emit(sink, Part::tool_request_text(name, id, text))?;
                 }
             }
             "message_delta" => {
                 let message = self.message.as_mut().ok_or_else(|| {
-                    malformed(format!(
-                        "event {} (message_delta) came before message_start",
-                        event.number
-                    ))
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!(
+                            "event {} (message_delta) came before message_start",
+                            event.number
+                        ),
+                    )
                 })?;
                 if let Some(delta) = data.get("delta").and_then(Value::as_object) {
                     for (k, v) in delta {
@@ -515,16 +541,32 @@ impl Assemble for Assembler {
 
     fn finish(self, complete: bool) -> Result<Value, TransportError> {
         if !complete {
-            return Err(malformed(
-                "the stream ended before message_stop: the answer is incomplete, retry the call"
-                    .into(),
+            return Err(TransportError::malformed(
+                PROVIDER,
+                "the stream ended before message_stop: the answer is incomplete, retry the call",
             ));
         }
-        let mut message = self
-            .message
-            .ok_or_else(|| malformed("the stream has no message_start".into()))?;
-        message["content"] = Value::Array(self.blocks.into_values().collect());
+        let mut message = self.message.ok_or_else(|| {
+            TransportError::malformed(PROVIDER, "the stream has no message_start")
+        })?;
+        let mut blocks = self.blocks;
+        // A call whose block was never stopped keeps the text that arrived.
+        for (i, text) in self.json {
+            if let Some(block) = blocks.get_mut(&i) {
+                keep_text(block, &text);
+            }
+        }
+        message["content"] = Value::Array(blocks.into_values().collect());
         Ok(message)
+    }
+}
+
+/// Keeps a streamed call's arguments as the text the model sent, in place of `input`: the
+/// parser (or, for an ordinary tool, the loop) reads it.
+fn keep_text(block: &mut Value, text: &str) {
+    if let Some(b) = block.as_object_mut() {
+        b.remove("input");
+        b.insert(STREAMED_INPUT.to_owned(), Value::String(text.to_owned()));
     }
 }
 

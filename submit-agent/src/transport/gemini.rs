@@ -5,13 +5,14 @@ use std::collections::HashSet;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::http::{execute, remote_error, Http, Prepared};
+use super::client::api::Adapter;
+use super::http::{remote_error, Http, Prepared};
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
     with_meta,
 };
-use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
+use super::{Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -19,7 +20,6 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "gemini";
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
-provider_errors!();
 
 /// The Gemini API (`generateContent`) as a [`Model`](crate::Model).
 ///
@@ -41,17 +41,18 @@ provider_errors!();
 /// assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Be brief.");
 /// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
 /// ```
+pub type Gemini = Transport<GenerateContentApi>;
+
+/// What Gemini `generateContent` holds of a request: the model, its output limit and its
+/// thinking budget.
 #[derive(Clone, Debug)]
-pub struct Gemini {
-    http: Http,
+pub struct GenerateContentApi {
     model: String,
     max_tokens: Option<u32>,
     thinking_budget: Option<i64>,
 }
 
-http_builder!(Gemini);
-
-impl Gemini {
+impl Transport<GenerateContentApi> {
     /// The environment variable the key is read from.
     pub const API_KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
     /// The default base URL.
@@ -59,28 +60,33 @@ impl Gemini {
 
     /// A transport for `model`, keyed from `GEMINI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
-        Gemini {
-            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+        Transport::with_api(GenerateContentApi {
             model: model.into(),
             max_tokens: None,
             thinking_budget: None,
-        }
+        })
     }
 
     /// Sets `maxOutputTokens`.
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
+        self.api.max_tokens = Some(tokens);
         self
     }
 
     /// Sets the thinking budget (`-1` lets the model decide) and asks for thought summaries.
     pub fn thinking(mut self, budget_tokens: i64) -> Self {
-        self.thinking_budget = Some(budget_tokens);
+        self.api.thinking_budget = Some(budget_tokens);
         self
     }
 
     /// The JSON body sent for `request` (the same whether streamed or not).
     pub fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
+        self.api.request_body(request)
+    }
+}
+
+impl GenerateContentApi {
+    fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
         let mut body = Map::new();
         if let Some(system) = system_text(PROVIDER, &request.messages)? {
             body.insert(
@@ -141,43 +147,43 @@ impl Gemini {
         }
         Ok(Value::Object(body))
     }
+}
 
-    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
-        let key = self.http.key()?;
+impl Adapter for GenerateContentApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = Gemini::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = Gemini::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn prepare(
+        &self,
+        http: &Http,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Prepared, TransportError> {
+        let key = http.key()?;
         let method = if stream {
             "streamGenerateContent?alt=sse"
         } else {
             "generateContent"
         };
         Ok(Prepared {
-            url: format!(
-                "{}/v1beta/models/{}:{method}",
-                self.http.base_url, self.model
-            ),
+            url: format!("{}/v1beta/models/{}:{method}", http.base_url, self.model),
             headers: vec![("x-goog-api-key", key.to_owned())],
             body: self.request_body(request)?,
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
-    pub async fn send(
-        &self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> Result<ModelResponse, TransportError> {
-        let prepared = self.prepare(&request, stream.is_some())?;
-        let body = execute(
-            &self.http,
-            prepared,
-            stream.map(|s| (s, Assembler::default())),
-        )
-        .await?;
-        parse_response(&body)
+    fn error(body: &Value) -> Option<TransportError> {
+        body.get("error")
+            .filter(|e| !e.is_null())
+            .map(|e| remote_error(PROVIDER, e))
+    }
+
+    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+        parse_response(body)
     }
 }
-
-model_via_send!(Gemini);
-decoders!(Gemini);
 
 fn media_part(media: &Media) -> Result<Value, TransportError> {
     let content_type = mime(PROVIDER, media)?;
@@ -228,7 +234,7 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
                     }
                 }
                 PartKind::ToolRequest(r) => {
-                    let mut call = json!({"name": r.name, "args": input_object(&r.input)});
+                    let mut call = json!({"name": r.name, "args": input_object(r)});
                     if meta(part, NS, "id") == Some(&Value::Bool(true)) {
                         if let Some(id) = &r.reference {
                             issued.insert(id.clone());
@@ -259,7 +265,7 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
                                 ..
                             }) => media.push(media_part(m)?),
                             PartKind::Media(_) => {
-                                return Err(refuse(format!(
+                                return Err(TransportError::refused(PROVIDER, format!(
                                     "the result of tool {:?} holds media by URL, which Gemini function responses cannot carry: attach the bytes inline",
                                     r.name
                                 )))
@@ -301,10 +307,7 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
 }
 
 /// Reads a `generateContent` answer into a response.
-pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(remote_error(PROVIDER, error));
-    }
+fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
     // `promptTokenCount` includes the cached content; thoughts are output.
     let usage = Usage {
@@ -327,7 +330,10 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                 usage,
             });
         }
-        return Err(shape("the answer has no candidates"));
+        return Err(TransportError::shape(
+            PROVIDER,
+            "the answer has no candidates",
+        ));
     };
     let mut parts = Vec::new();
     for p in candidate
@@ -341,15 +347,15 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
             m.insert("thoughtSignature".into(), s.clone());
         }
         let part = if let Some(call) = p.get("functionCall") {
-            let name = call
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| shape("a functionCall part has no name"))?;
+            let name = call.get("name").and_then(Value::as_str).ok_or_else(|| {
+                TransportError::shape(PROVIDER, "a functionCall part has no name")
+            })?;
             let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
             if id.is_some() {
                 m.insert("id".into(), json!(true));
             }
-            let args = call.get("args").cloned().unwrap_or(json!({}));
+            // Absent `args` stay absent (`null`), as the call arrived.
+            let args = call.get("args").cloned().unwrap_or(Value::Null);
             Part::tool_request(name, id, args)
         } else if let Some(text) = p.get("text").and_then(Value::as_str) {
             if p.get("thought") == Some(&Value::Bool(true)) {
@@ -362,7 +368,9 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                 .get("data")
                 .and_then(Value::as_str)
                 .and_then(base64_decode)
-                .ok_or_else(|| shape("an inlineData part is not base64"))?;
+                .ok_or_else(|| {
+                    TransportError::shape(PROVIDER, "an inlineData part is not base64")
+                })?;
             let content_type = data.get("mimeType").and_then(Value::as_str).unwrap_or("");
             Part::inline_media(content_type, bytes)
         } else {
@@ -387,7 +395,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 
 /// Assembles `streamGenerateContent?alt=sse` chunks into a `generateContent` answer.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub struct Assembler {
     calls: u64,
     parts: Vec<Value>,
     finish: Option<Value>,
@@ -405,10 +413,13 @@ impl Assemble for Assembler {
             return Err(remote_error(PROVIDER, error));
         }
         if !data.is_object() {
-            return Err(malformed(format!(
-                "event {} is not a GenerateContentResponse object",
-                event.number
-            )));
+            return Err(TransportError::malformed(
+                PROVIDER,
+                format!(
+                    "event {} is not a GenerateContentResponse object",
+                    event.number
+                ),
+            ));
         }
         let candidate = data.pointer("/candidates/0");
         for p in candidate
@@ -420,14 +431,18 @@ impl Assemble for Assembler {
             if let Some(call) = p.get("functionCall") {
                 let name = call.get("name").and_then(Value::as_str).unwrap_or("");
                 let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-                let args = call.get("args").cloned().unwrap_or(json!({}));
+                let args = call.get("args").cloned().unwrap_or(Value::Null);
                 // Gemini sends each call whole: its arguments are one delta.
                 emit_delta(
                     sink,
                     self.calls,
                     id.as_deref(),
                     Some(name),
-                    &args.to_string(),
+                    &if args.is_null() {
+                        String::new()
+                    } else {
+                        args.to_string()
+                    },
                 )?;
                 self.calls += 1;
                 emit(sink, Part::tool_request(name, id, args))?;
@@ -479,15 +494,18 @@ impl Assemble for Assembler {
 
     fn finish(self, _complete: bool) -> Result<Value, TransportError> {
         let Some(last) = self.last else {
-            return Err(malformed("the stream holds no event".into()));
+            return Err(TransportError::malformed(
+                PROVIDER,
+                "the stream holds no event",
+            ));
         };
         if last.pointer("/promptFeedback/blockReason").is_some() && self.finish.is_none() {
             return Ok(last);
         }
         let Some(finish) = self.finish else {
-            return Err(malformed(
-                "the stream ended before a finishReason: the answer is incomplete, retry the call"
-                    .into(),
+            return Err(TransportError::malformed(
+                PROVIDER,
+                "the stream ended before a finishReason: the answer is incomplete, retry the call",
             ));
         };
         let mut body = last;

@@ -78,7 +78,7 @@ impl Retry {
 
 /// The connection settings every transport shares.
 #[derive(Clone)]
-pub(crate) struct Http {
+pub struct Http {
     pub(super) provider: &'static str,
     variable: &'static str,
     key: Option<ApiKey>,
@@ -168,7 +168,7 @@ impl Http {
 }
 
 /// One prepared HTTP call.
-pub(crate) struct Prepared {
+pub struct Prepared {
     pub(crate) url: String,
     pub(crate) headers: Vec<(&'static str, String)>,
     pub(crate) body: Value,

@@ -44,16 +44,19 @@
 //! # }
 //! ```
 
-// How this module is laid out: `http.rs` sends a prepared call (the client, retries with
-// backoff, the typed errors of a failed answer); `sse.rs` reads an event stream and hands each
-// event to a provider's assembler; `wire.rs` holds the conversions every provider's wire format
-// shares (tool outputs, media, metadata, base64). Each provider file reads request → response →
-// stream for its own format.
+// How this module is laid out: `client.rs` holds `Transport<A>`, which owns what every
+// provider shares (the builder, `send`, reading a recorded body or stream, the `Model` impl),
+// and the sealed `Api` trait, which holds what differs (encode a request, decode a body, assemble a stream, find the
+// provider's error in an answer), implemented once per provider file. `http.rs` sends a
+// prepared call (the client, retries with backoff, the typed errors of a failed answer);
+// `sse.rs` reads an event stream and hands each event to a provider's assembler; `wire.rs`
+// holds the conversions every provider's wire format shares.
 
 use std::sync::Arc;
 
 use crate::model::ModelError;
 
+mod client;
 mod http;
 mod sse;
 mod wire;
@@ -68,14 +71,15 @@ mod openai_chat;
 mod openai_responses;
 
 #[cfg(feature = "claude")]
-pub use claude::Claude;
+pub use claude::{Claude, MessagesApi};
+pub use client::{Api, Transport};
 #[cfg(feature = "gemini")]
-pub use gemini::Gemini;
+pub use gemini::{Gemini, GenerateContentApi};
 pub use http::Retry;
 #[cfg(feature = "openai-chat")]
-pub use openai_chat::OpenAiChat;
+pub use openai_chat::{ChatCompletionsApi, OpenAiChat};
 #[cfg(feature = "openai-responses")]
-pub use openai_responses::OpenAiResponses;
+pub use openai_responses::{OpenAiResponses, ResponsesApi};
 pub use sse::{MAX_EVENT_BYTES, MAX_STREAM_BYTES};
 
 /// An API key; its `Debug` form never shows it.
@@ -228,134 +232,28 @@ impl From<TransportError> for ModelError {
     }
 }
 
-/// Builder methods every transport shares.
-macro_rules! http_builder {
-    ($ty:ty) => {
-        impl $ty {
-            /// Sets the API key (otherwise read from the environment at construction).
-            pub fn api_key(mut self, key: impl AsRef<str>) -> Self {
-                self.http.set_key($crate::transport::ApiKey::new(key));
-                self
-            }
-
-            /// Sends to another base URL (a gateway, a test server).
-            pub fn base_url(mut self, url: impl AsRef<str>) -> Self {
-                self.http.set_base_url(url.as_ref());
-                self
-            }
-
-            /// Sets the timeout of one attempt (default 600 s).
-            pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
-                self.http.set_timeout(timeout);
-                self
-            }
-
-            /// Sets how many bytes one event of a streamed answer, and the whole stream, may
-            /// take (default [`MAX_EVENT_BYTES`](crate::transport::MAX_EVENT_BYTES) and
-            /// [`MAX_STREAM_BYTES`](crate::transport::MAX_STREAM_BYTES)); past either, the call
-            /// fails with [`TransportError::Stream`](crate::transport::TransportError::Stream).
-            pub fn stream_limits(mut self, event_bytes: usize, stream_bytes: usize) -> Self {
-                self.http.set_stream_limits(event_bytes, stream_bytes);
-                self
-            }
-
-            /// Sets the retry policy (default: 3 attempts, 500 ms doubling, at most 30 s).
-            pub fn retry(mut self, retry: $crate::transport::Retry) -> Self {
-                self.http.set_retry(retry);
-                self
-            }
+impl TransportError {
+    /// A request the provider cannot carry.
+    pub(crate) fn refused(provider: &'static str, message: impl Into<String>) -> Self {
+        TransportError::Request {
+            provider,
+            message: message.into(),
         }
-    };
+    }
+
+    /// An answer not in the provider's documented shape.
+    pub(crate) fn shape(provider: &'static str, message: impl Into<String>) -> Self {
+        TransportError::Response {
+            provider,
+            message: message.into(),
+        }
+    }
+
+    /// A malformed event stream.
+    pub(crate) fn malformed(provider: &'static str, message: impl Into<String>) -> Self {
+        TransportError::Stream {
+            provider,
+            message: message.into(),
+        }
+    }
 }
-pub(crate) use http_builder;
-
-/// Reading answers already received: a JSON body, or an event stream in the pieces it came
-/// in. Each provider file defines `PROVIDER`, `parse_response` and its `Assembler`.
-macro_rules! decoders {
-    ($ty:ty) => {
-        impl $ty {
-            /// Reads an answer's JSON body already received (a recording, a log) into the
-            /// response [`send`](Self::send) would return for it.
-            pub fn decode_body(
-                &self,
-                body: &[u8],
-            ) -> Result<$crate::model::ModelResponse, $crate::transport::TransportError> {
-                let body: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
-                    $crate::transport::TransportError::Response {
-                        provider: PROVIDER,
-                        message: format!("the body is not JSON: {e}"),
-                    }
-                })?;
-                parse_response(&body)
-            }
-
-            /// Assembles an answer's event stream already received, in the pieces it came in,
-            /// into the response a streamed [`send`](Self::send) would return for it, with the
-            /// same [limits](Self::stream_limits) and errors.
-            pub fn decode_stream<'a>(
-                &self,
-                chunks: impl IntoIterator<Item = &'a [u8]>,
-            ) -> Result<$crate::model::ModelResponse, $crate::transport::TransportError> {
-                let body = $crate::transport::sse::decode_stream(
-                    PROVIDER,
-                    self.http.limits,
-                    chunks,
-                    Assembler::default(),
-                )?;
-                parse_response(&body)
-            }
-        }
-    };
-}
-pub(crate) use decoders;
-
-/// `Model` for a transport: its typed `send`, with the typed error kept as the source.
-macro_rules! model_via_send {
-    ($ty:ty) => {
-        impl $crate::model::Model for $ty {
-            fn generate<'a>(
-                &'a self,
-                request: $crate::model::ModelRequest,
-                stream: ::core::option::Option<$crate::stream::ModelStream>,
-            ) -> ::futures::future::BoxFuture<
-                'a,
-                ::core::result::Result<$crate::model::ModelResponse, $crate::model::ModelError>,
-            > {
-                ::futures::FutureExt::boxed(async move {
-                    self.send(request, stream)
-                        .await
-                        .map_err($crate::model::ModelError::from)
-                })
-            }
-        }
-    };
-}
-pub(crate) use model_via_send;
-
-/// A provider file's three error shorthands, each naming its `PROVIDER`: `refuse` (a request it
-/// cannot carry), `shape` (an answer not in its documented shape), `malformed` (a broken stream).
-macro_rules! provider_errors {
-    () => {
-        fn refuse(message: impl Into<String>) -> $crate::transport::TransportError {
-            $crate::transport::TransportError::Request {
-                provider: PROVIDER,
-                message: message.into(),
-            }
-        }
-
-        fn shape(message: impl Into<String>) -> $crate::transport::TransportError {
-            $crate::transport::TransportError::Response {
-                provider: PROVIDER,
-                message: message.into(),
-            }
-        }
-
-        fn malformed(message: String) -> $crate::transport::TransportError {
-            $crate::transport::TransportError::Stream {
-                provider: PROVIDER,
-                message,
-            }
-        }
-    };
-}
-pub(crate) use provider_errors;

@@ -5,24 +5,25 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::http::{execute, remote_error, Http, Prepared};
+use super::client::api::Adapter;
+use super::http::{remote_error, Http, Prepared};
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
-    arguments_text, arguments_value, count, error_text, media_url, mime, nested, output_text,
-    system_text,
+    arguments_text, count, error_text, media_url, mime, nested, output_text, system_text, text_call,
 };
-use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
+use super::{Transport, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-chat";
-provider_errors!();
 
-/// The OpenAI Chat Completions API as a [`Model`](crate::Model).
+/// The OpenAI Chat Completions API (`POST /v1/chat/completions`) as a [`Model`](crate::Model).
 ///
 /// Tools are sent with `strict: false` (the definitions the loop passes are plain JSON
-/// Schema); a tool carrying its exact Chat definition (the submit tool) is sent as that. Tool results are text; media in a tool result is refused with an error.
+/// Schema); a tool carrying its exact Chat definition (the submit tool) is sent as that. Tool
+/// results are text; media in a tool result is refused with an error. A call's `arguments`
+/// text is kept as the model sent it ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)).
 ///
 /// ```
 /// use submit_agent::transport::OpenAiChat;
@@ -38,16 +39,16 @@ provider_errors!();
 /// assert_eq!(body["messages"][0], serde_json::json!({"role": "system", "content": "Be brief."}));
 /// assert_eq!(body["messages"][1], serde_json::json!({"role": "user", "content": "Hi"}));
 /// ```
+pub type OpenAiChat = Transport<ChatCompletionsApi>;
+
+/// What OpenAI Chat Completions holds of a request: the model and its output limit.
 #[derive(Clone, Debug)]
-pub struct OpenAiChat {
-    http: Http,
+pub struct ChatCompletionsApi {
     model: String,
     max_tokens: Option<u32>,
 }
 
-http_builder!(OpenAiChat);
-
-impl OpenAiChat {
+impl Transport<ChatCompletionsApi> {
     /// The environment variable the key is read from.
     pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
     /// The default base URL.
@@ -55,16 +56,15 @@ impl OpenAiChat {
 
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
-        OpenAiChat {
-            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+        Transport::with_api(ChatCompletionsApi {
             model: model.into(),
             max_tokens: None,
-        }
+        })
     }
 
     /// Sets `max_completion_tokens`.
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
+        self.api.max_tokens = Some(tokens);
         self
     }
 
@@ -74,6 +74,12 @@ impl OpenAiChat {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
+        self.api.request_body(request, stream)
+    }
+}
+
+impl ChatCompletionsApi {
+    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         let mut messages = Vec::new();
@@ -121,35 +127,38 @@ impl OpenAiChat {
         }
         Ok(Value::Object(body))
     }
+}
 
-    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
-        let key = self.http.key()?;
+impl Adapter for ChatCompletionsApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = OpenAiChat::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = OpenAiChat::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn prepare(
+        &self,
+        http: &Http,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Prepared, TransportError> {
+        let key = http.key()?;
         Ok(Prepared {
-            url: format!("{}/v1/chat/completions", self.http.base_url),
+            url: format!("{}/v1/chat/completions", http.base_url),
             headers: vec![("authorization", format!("Bearer {key}"))],
             body: self.request_body(request, stream)?,
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
-    pub async fn send(
-        &self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> Result<ModelResponse, TransportError> {
-        let prepared = self.prepare(&request, stream.is_some())?;
-        let body = execute(
-            &self.http,
-            prepared,
-            stream.map(|s| (s, Assembler::default())),
-        )
-        .await?;
-        parse_response(&body)
+    fn error(body: &Value) -> Option<TransportError> {
+        body.get("error")
+            .filter(|e| !e.is_null())
+            .map(|e| remote_error(PROVIDER, e))
+    }
+
+    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+        parse_response(body)
     }
 }
-
-model_via_send!(OpenAiChat);
-decoders!(OpenAiChat);
 
 /// A user content part.
 fn user_part(part: &Part) -> Result<Option<Value>, TransportError> {
@@ -160,14 +169,14 @@ fn user_part(part: &Part) -> Result<Option<Value>, TransportError> {
         PartKind::Media(m) => {
             let content_type = mime(PROVIDER, m)?;
             if !content_type.starts_with("image/") {
-                return Err(refuse(format!(
+                return Err(TransportError::refused(PROVIDER, format!(
                     "Chat Completions takes images in user messages, not {content_type}: use the Responses transport for files"
                 )));
             }
             Some(json!({"type": "image_url", "image_url": {"url": media_url(PROVIDER, m)?}}))
         }
         PartKind::Reasoning(_) => None,
-        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(refuse(
+        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(TransportError::refused(PROVIDER,
             "a user message cannot hold tool calls or results: put them in model and tool messages",
         )),
     })
@@ -204,7 +213,7 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
                     PartKind::ToolRequest(r) => calls.push(json!({
                         "id": r.reference.clone().unwrap_or_default(),
                         "type": "function",
-                        "function": {"name": r.name, "arguments": arguments_text(&r.input)},
+                        "function": {"name": r.name, "arguments": arguments_text(r)},
                     })),
                     // Chat Completions takes no reasoning or media back on assistant turns.
                     _ => {}
@@ -232,7 +241,7 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
                     .iter()
                     .any(|p| matches!(p.kind, PartKind::Media(_)))
                 {
-                    return Err(refuse(format!(
+                    return Err(TransportError::refused(PROVIDER, format!(
                         "the result of tool {:?} holds media, which Chat Completions tool messages cannot carry: return text, or use the Claude, Gemini or Responses transport",
                         r.name
                     )));
@@ -265,18 +274,15 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
 }
 
 /// Reads a Chat Completions answer into a response.
-pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(remote_error(PROVIDER, error));
-    }
+fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     let choice = body
         .get("choices")
         .and_then(Value::as_array)
         .and_then(|c| c.first())
-        .ok_or_else(|| shape("the answer has no choices"))?;
+        .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no choices"))?;
     let message = choice
         .get("message")
-        .ok_or_else(|| shape("the first choice has no message"))?;
+        .ok_or_else(|| TransportError::shape(PROVIDER, "the first choice has no message"))?;
     let mut parts = Vec::new();
     if let Some(reasoning) = message
         .get("reasoning_content")
@@ -305,17 +311,13 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
     {
         let function = call
             .get("function")
-            .ok_or_else(|| shape("a tool call has no function"))?;
+            .ok_or_else(|| TransportError::shape(PROVIDER, "a tool call has no function"))?;
         let name = function
             .get("name")
             .and_then(Value::as_str)
-            .ok_or_else(|| shape("a tool call has no name"))?;
+            .ok_or_else(|| TransportError::shape(PROVIDER, "a tool call has no name"))?;
         let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-        let arguments = function
-            .get("arguments")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        parts.push(Part::tool_request(name, id, arguments_value(arguments)));
+        parts.push(text_call(name, id, function.get("arguments")));
     }
     let finish_reason = match choice.get("finish_reason").and_then(Value::as_str) {
         _ if refusal.is_some() => FinishReason::Blocked,
@@ -340,7 +342,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 
 /// Assembles `chat.completion.chunk` events into a Chat Completions answer.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub struct Assembler {
     content: Option<String>,
     refusal: Option<String>,
     calls: BTreeMap<u64, (String, String, String)>,
@@ -359,7 +361,7 @@ impl Assembler {
         for (id, name, arguments) in self.calls.values() {
             emit(
                 sink,
-                Part::tool_request(name.clone(), Some(id.clone()), arguments_value(arguments)),
+                Part::tool_request_text(name.clone(), Some(id.clone()), arguments.clone()),
             )?;
         }
         Ok(())
@@ -382,10 +384,13 @@ impl Assemble for Assembler {
             return Err(remote_error(PROVIDER, error));
         }
         if !data.is_object() {
-            return Err(malformed(format!(
-                "event {} is not a chat.completion.chunk object",
-                event.number
-            )));
+            return Err(TransportError::malformed(
+                PROVIDER,
+                format!(
+                    "event {} is not a chat.completion.chunk object",
+                    event.number
+                ),
+            ));
         }
         if self.base.is_none() {
             let mut base = data.clone();
@@ -421,10 +426,10 @@ impl Assemble for Assembler {
                 .flatten()
             {
                 let index = call.get("index").and_then(Value::as_u64).ok_or_else(|| {
-                    malformed(format!(
-                        "event {}: a tool call delta has no index",
-                        event.number
-                    ))
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!("event {}: a tool call delta has no index", event.number),
+                    )
                 })?;
                 let entry = self.calls.entry(index).or_default();
                 if let Some(id) = call.get("id").and_then(Value::as_str) {
@@ -451,9 +456,9 @@ impl Assemble for Assembler {
 
     fn finish(self, complete: bool) -> Result<Value, TransportError> {
         if !complete {
-            return Err(malformed(
-                "the stream ended before data: [DONE]: the answer is incomplete, retry the call"
-                    .into(),
+            return Err(TransportError::malformed(
+                PROVIDER,
+                "the stream ended before data: [DONE]: the answer is incomplete, retry the call",
             ));
         }
         let mut message = json!({"role": "assistant", "content": self.content});
@@ -513,7 +518,7 @@ mod tests {
     }
 
     #[test]
-    fn arguments_that_are_not_json_stay_a_string() {
+    fn arguments_that_are_not_json_stay_text() {
         let body = json!({
             "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [
                 {"id": "call_1", "type": "function", "function": {"name": "t", "arguments": "{\"a\": 1"}}
@@ -521,6 +526,7 @@ mod tests {
         });
         let response = parse_response(&body).unwrap();
         let call = response.message.tool_requests().next().unwrap();
-        assert_eq!(call.input, json!("{\"a\": 1"));
+        assert_eq!(call.arguments_text.as_deref(), Some("{\"a\": 1"));
+        assert_eq!(call.input, Value::Null);
     }
 }

@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
-use super::http::{execute, remote_error, Http, Prepared};
+use super::client::api::Adapter;
+use super::http::{remote_error, Http, Prepared};
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
-    append_text, arguments_text, arguments_value, count, error_text, media_url, meta, mime, nested,
-    output_text, system_text, with_meta,
+    append_text, arguments_text, count, error_text, media_url, meta, mime, nested, output_text,
+    system_text, text_call, with_meta,
 };
-use super::{decoders, http_builder, model_via_send, provider_errors, TransportError};
+use super::{Transport, TransportError};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::stream::ModelStream;
@@ -19,14 +20,14 @@ use crate::stream::ModelStream;
 const PROVIDER: &str = "openai-responses";
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
-provider_errors!();
 
-/// The OpenAI Responses API as a [`Model`](crate::Model).
+/// The OpenAI Responses API (`POST /v1/responses`) as a [`Model`](crate::Model).
 ///
 /// Tools are sent with `strict: false` explicitly (an omitted `strict` makes the API
 /// normalize the schema into strict mode); a tool carrying its exact Responses definition
 /// (the submit tool) is sent as that. Reasoning items are kept on reasoning parts and
-/// sent back on the next turn.
+/// sent back on the next turn. A call's `arguments` text is kept as the model sent it
+/// ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)).
 ///
 /// ```
 /// use submit_agent::transport::OpenAiResponses;
@@ -42,17 +43,17 @@ provider_errors!();
 /// assert_eq!(body["instructions"], "Be brief.");
 /// assert_eq!(body["input"][0]["content"][0]["type"], "input_text");
 /// ```
+pub type OpenAiResponses = Transport<ResponsesApi>;
+
+/// What OpenAI Responses holds of a request: the model, its output limit, and `store`.
 #[derive(Clone, Debug)]
-pub struct OpenAiResponses {
-    http: Http,
+pub struct ResponsesApi {
     model: String,
     max_tokens: Option<u32>,
     store: Option<bool>,
 }
 
-http_builder!(OpenAiResponses);
-
-impl OpenAiResponses {
+impl Transport<ResponsesApi> {
     /// The environment variable the key is read from.
     pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
     /// The default base URL.
@@ -60,24 +61,23 @@ impl OpenAiResponses {
 
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
-        OpenAiResponses {
-            http: Http::new(PROVIDER, Self::API_KEY_VARIABLE, Self::DEFAULT_BASE_URL),
+        Transport::with_api(ResponsesApi {
             model: model.into(),
             max_tokens: None,
             store: None,
-        }
+        })
     }
 
     /// Sets `store`. A stateless transport (`store(false)`) also asks for
     /// `reasoning.encrypted_content`, so reasoning items can be sent back without server state.
     pub fn store(mut self, store: bool) -> Self {
-        self.store = Some(store);
+        self.api.store = Some(store);
         self
     }
 
     /// Sets `max_output_tokens`.
     pub fn max_tokens(mut self, tokens: u32) -> Self {
-        self.max_tokens = Some(tokens);
+        self.api.max_tokens = Some(tokens);
         self
     }
 
@@ -87,6 +87,12 @@ impl OpenAiResponses {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
+        self.api.request_body(request, stream)
+    }
+}
+
+impl ResponsesApi {
+    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         if let Some(system) = system_text(PROVIDER, &request.messages)? {
@@ -137,35 +143,46 @@ impl OpenAiResponses {
         }
         Ok(Value::Object(body))
     }
+}
 
-    fn prepare(&self, request: &ModelRequest, stream: bool) -> Result<Prepared, TransportError> {
-        let key = self.http.key()?;
+impl Adapter for ResponsesApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = OpenAiResponses::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = OpenAiResponses::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn prepare(
+        &self,
+        http: &Http,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Prepared, TransportError> {
+        let key = http.key()?;
         Ok(Prepared {
-            url: format!("{}/v1/responses", self.http.base_url),
+            url: format!("{}/v1/responses", http.base_url),
             headers: vec![("authorization", format!("Bearer {key}"))],
             body: self.request_body(request, stream)?,
         })
     }
 
-    /// Sends one request: the typed-error form of [`Model::generate`](crate::Model::generate).
-    pub async fn send(
-        &self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> Result<ModelResponse, TransportError> {
-        let prepared = self.prepare(&request, stream.is_some())?;
-        let body = execute(
-            &self.http,
-            prepared,
-            stream.map(|s| (s, Assembler::default())),
-        )
-        .await?;
-        parse_response(&body)
+    fn error(body: &Value) -> Option<TransportError> {
+        if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+            return Some(remote_error(PROVIDER, error));
+        }
+        (body.get("status").and_then(Value::as_str) == Some("failed")).then(|| {
+            TransportError::Remote {
+                provider: PROVIDER,
+                message: "the response failed without an error message".into(),
+                code: None,
+                kind: None,
+            }
+        })
+    }
+
+    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+        parse_response(body)
     }
 }
-
-model_via_send!(OpenAiResponses);
-decoders!(OpenAiResponses);
 
 /// An input content part (user messages and tool outputs).
 fn media_part(media: &Media) -> Result<Value, TransportError> {
@@ -187,7 +204,7 @@ fn input_part(part: &Part) -> Result<Option<Value>, TransportError> {
         PartKind::Custom(v) => Some(v.clone()),
         PartKind::Media(m) => Some(media_part(m)?),
         PartKind::Reasoning(_) => None,
-        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(refuse(
+        PartKind::ToolRequest(_) | PartKind::ToolResponse(_) => return Err(TransportError::refused(PROVIDER,
             "a user message cannot hold tool calls or results: put them in model and tool messages",
         )),
     })
@@ -267,7 +284,7 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
                             "type": "function_call",
                             "call_id": r.reference.clone().unwrap_or_default(),
                             "name": r.name,
-                            "arguments": arguments_text(&r.input),
+                            "arguments": arguments_text(r),
                         });
                         // The item id: a reasoning item must be followed by its item, by id.
                         if let Some(id) = meta(part, NS, "id") {
@@ -328,26 +345,15 @@ fn item_id(item: &Value) -> Map<String, Value> {
 }
 
 /// Reads a Responses API answer into a response.
-pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
     let status = body
         .get("status")
         .and_then(Value::as_str)
         .unwrap_or("completed");
-    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-        return Err(remote_error(PROVIDER, error));
-    }
-    if status == "failed" {
-        return Err(TransportError::Remote {
-            provider: PROVIDER,
-            message: "the response failed without an error message".into(),
-            code: None,
-            kind: None,
-        });
-    }
     let output = body
         .get("output")
         .and_then(Value::as_array)
-        .ok_or_else(|| shape("the answer has no output array"))?;
+        .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no output array"))?;
     let mut parts = Vec::new();
     let mut refused = false;
     for item in output {
@@ -374,17 +380,14 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
                 }
             }
             "function_call" => {
-                let name = item
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| shape("a function_call item has no name"))?;
-                let call_id = item
-                    .get("call_id")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| shape("a function_call item has no call_id"))?;
-                let arguments = item.get("arguments").and_then(Value::as_str).unwrap_or("");
+                let name = item.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    TransportError::shape(PROVIDER, "a function_call item has no name")
+                })?;
+                let call_id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
+                    TransportError::shape(PROVIDER, "a function_call item has no call_id")
+                })?;
                 parts.push(with_meta(
-                    Part::tool_request(name, Some(call_id.to_owned()), arguments_value(arguments)),
+                    text_call(name, Some(call_id.to_owned()), item.get("arguments")),
                     NS,
                     item_id(item),
                 ));
@@ -442,7 +445,7 @@ pub(crate) fn parse_response(body: &Value) -> Result<ModelResponse, TransportErr
 
 /// Assembles `response.*` events into a Responses API answer.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub struct Assembler {
     items: BTreeMap<u64, Value>,
     response: Option<Value>,
 }
@@ -464,16 +467,19 @@ impl Assemble for Assembler {
             data.get("output_index")
                 .and_then(Value::as_u64)
                 .ok_or_else(|| {
-                    malformed(format!(
-                        "event {} ({kind}) has no output_index",
-                        event.number
-                    ))
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!("event {} ({kind}) has no output_index", event.number),
+                    )
                 })
         };
         let item = |data: &Value| {
-            data.get("item")
-                .cloned()
-                .ok_or_else(|| malformed(format!("event {} ({kind}) has no item", event.number)))
+            data.get("item").cloned().ok_or_else(|| {
+                TransportError::malformed(
+                    PROVIDER,
+                    format!("event {} ({kind}) has no item", event.number),
+                )
+            })
         };
         let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
         match kind.as_str() {
@@ -495,10 +501,13 @@ impl Assemble for Assembler {
             "response.output_text.delta" => {
                 let i = index()?;
                 let slot = self.items.get_mut(&i).ok_or_else(|| {
-                    malformed(format!(
-                        "event {} ({kind}) names output {i}, which was never added",
-                        event.number
-                    ))
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!(
+                            "event {} ({kind}) names output {i}, which was never added",
+                            event.number
+                        ),
+                    )
                 })?;
                 let c = data
                     .get("content_index")
@@ -542,8 +551,7 @@ impl Assemble for Assembler {
                 if done["type"] == "function_call" {
                     let name = done["name"].as_str().unwrap_or("").to_owned();
                     let id = done["call_id"].as_str().map(str::to_owned);
-                    let arguments = arguments_value(done["arguments"].as_str().unwrap_or(""));
-                    emit(sink, Part::tool_request(name, id, arguments))?;
+                    emit(sink, text_call(&name, id, done.get("arguments")))?;
                 }
                 self.items.insert(i, done);
             }
@@ -553,10 +561,10 @@ impl Assemble for Assembler {
                     .filter(|r| r.is_object())
                     .cloned()
                     .ok_or_else(|| {
-                        malformed(format!(
-                            "event {} ({kind}) has no response object",
-                            event.number
-                        ))
+                        TransportError::malformed(
+                            PROVIDER,
+                            format!("event {} ({kind}) has no response object", event.number),
+                        )
                     })?;
                 self.response = Some(response);
                 return Ok(true);
@@ -574,9 +582,8 @@ impl Assemble for Assembler {
 
     fn finish(self, complete: bool) -> Result<Value, TransportError> {
         let Some(mut response) = self.response.filter(|_| complete) else {
-            return Err(malformed(
-                "the stream ended before response.completed: the answer is incomplete, retry the call"
-                    .into(),
+            return Err(TransportError::malformed(PROVIDER,
+                "the stream ended before response.completed: the answer is incomplete, retry the call",
             ));
         };
         if !self.items.is_empty() {

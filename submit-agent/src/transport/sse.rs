@@ -16,7 +16,7 @@ use crate::message::{Chunk, Part};
 use crate::stream::ModelStream;
 
 /// Builds the provider's answer from stream events.
-pub(crate) trait Assemble: Send + 'static {
+pub trait Assemble: Send + 'static {
     /// Takes one event; `true` when the stream is complete.
     fn event(
         &mut self,
@@ -214,7 +214,7 @@ where
 
 /// One server-sent event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SseEvent {
+pub struct SseEvent {
     /// The `event:` name.
     pub(crate) event: Option<String>,
     /// The `data:` lines, joined with newlines.

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::TransportError;
-use crate::message::{Media, MediaSource, Part};
+use crate::message::{Media, MediaSource, Part, ToolRequest};
 
 /// Text of a tool output: a string as is, anything else as compact JSON.
 pub(crate) fn output_text(output: Option<&Value>) -> String {
@@ -118,45 +118,53 @@ pub(crate) fn with_meta(mut part: Part, namespace: &str, values: Map<String, Val
     part
 }
 
-/// Parses tool-call arguments sent as a JSON string; text that is not JSON stays a string so
-/// the submit parser can still classify or recover it.
+/// A call whose arguments arrive as text (OpenAI's `arguments`): a string is kept as the text
+/// the model sent; absent or `null` is no arguments; any other value (a gateway that decoded
+/// it) is kept as that value.
 #[cfg_attr(
     not(any(feature = "openai-chat", feature = "openai-responses")),
     allow(dead_code, reason = "used by the OpenAI transports only")
 )]
-pub(crate) fn arguments_value(text: &str) -> Value {
-    if text.trim().is_empty() {
-        return Value::Object(Map::new());
+pub(crate) fn text_call(name: &str, id: Option<String>, arguments: Option<&Value>) -> Part {
+    match arguments {
+        Some(Value::String(text)) => Part::tool_request_text(name, id, text.clone()),
+        None => Part::tool_request(name, id, Value::Null),
+        Some(value) => Part::tool_request(name, id, value.clone()),
     }
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
-/// Tool-call arguments as the OpenAI formats send them: a JSON string.
+/// A call's arguments as the OpenAI formats send them back: the text the model sent when the
+/// call arrived as text, exactly; otherwise the value as JSON text (a string value as it is).
 #[cfg_attr(
     not(any(feature = "openai-chat", feature = "openai-responses")),
     allow(dead_code, reason = "used by the OpenAI transports only")
 )]
-pub(crate) fn arguments_text(input: &Value) -> String {
-    match input {
+pub(crate) fn arguments_text(request: &ToolRequest) -> String {
+    if let Some(text) = &request.arguments_text {
+        return text.clone();
+    }
+    match &request.input {
         Value::Null => "{}".to_owned(),
-        // A string input is kept as the model sent it.
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
 }
 
-/// A tool input as the object-argument formats send it.
+/// A call's arguments as the object-argument formats send them back: the value when it is an
+/// object, else the text (or string value) decoded when that is one object, else `{}`.
 #[cfg_attr(
     not(any(feature = "claude", feature = "gemini")),
     allow(dead_code, reason = "used by the object-argument transports only")
 )]
-pub(crate) fn input_object(input: &Value) -> Value {
-    match input {
-        Value::Object(_) => input.clone(),
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => Value::Object(Map::new()),
-        },
+pub(crate) fn input_object(request: &ToolRequest) -> Value {
+    match (&request.input, &request.arguments_text) {
+        (Value::Object(_), _) => request.input.clone(),
+        (Value::Null, Some(text)) | (Value::String(text), _) => {
+            match serde_json::from_str::<Value>(text) {
+                Ok(v @ Value::Object(_)) => v,
+                _ => Value::Object(Map::new()),
+            }
+        }
         _ => Value::Object(Map::new()),
     }
 }
