@@ -597,7 +597,7 @@ fn a_clean_submit_in_a_turn_that_stopped_normally_commits_on_every_provider() {
 /// loop does not ask for a missing reasoning, it says the call was cut.
 #[test]
 fn an_empty_input_cut_at_max_tokens_is_truncated_not_missing_a_parameter() {
-    for form in [Form::Body] {
+    for form in [Form::Body, Form::Stream(7)] {
         let call = Call::submit(json!({}));
         let response = decode(Provider::Claude, &[call], "max_tokens", form);
         let (got, _) = through_the_loop(response);
