@@ -235,7 +235,8 @@ fn cause_rank(cause: ParameterCause) -> u8 {
         ParameterCause::StringifiedDeclined => 2,
         ParameterCause::ReasoningDeclined => 3,
         ParameterCause::SwallowedParameter => 4,
-        _ => 5,
+        ParameterCause::TruncatedCall => 5,
+        _ => 6,
     }
 }
 

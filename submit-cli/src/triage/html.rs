@@ -299,4 +299,32 @@ mod tests {
         assert!(bars[3].contains("bar rejected") && bars[3].contains(">payload<"));
         assert!(page.contains("<td>clean</td><td class=\"n\">3</td><td class=\"n\">50.00%</td>"));
     }
+
+    #[test]
+    fn truncated_calls_have_their_row_and_their_bar() {
+        let mut summary = Summary {
+            lines: 4,
+            ..Summary::default()
+        };
+        summary.record(&accepted(None), None);
+        for _ in 0..2 {
+            summary.record(&parameter(ParameterCause::TruncatedCall), None);
+        }
+        summary.record(&parameter(ParameterCause::SwallowedParameter), None);
+        let page = html(&summary.report(10));
+        assert!(
+            page.contains(
+                "<tr class=\"depth-2\"><td>truncated_call</td><td class=\"n\">2</td>\
+                 <td class=\"n\">50.00%</td></tr>"
+            ),
+            "{page}"
+        );
+        let bars: Vec<&str> = page
+            .lines()
+            .filter(|l| l.starts_with("<g class=\"bar"))
+            .collect();
+        assert_eq!(bars.len(), 3, "clean, swallowed_parameter, truncated_call");
+        assert!(bars[2].contains("bar rejected") && bars[2].contains(">truncated_call<"));
+        assert!(bars[2].contains(&format!("width=\"{BAR_WIDTH:.1}\"")));
+    }
 }

@@ -62,6 +62,7 @@ impl Summary {
                 stringified_declined: share(self.stringified_declined),
                 reasoning_declined: share(self.reasoning_declined),
                 swallowed_parameter: share(self.swallowed_parameter),
+                truncated_call: share(self.truncated_call),
             },
             declined_shapes: self
                 .shapes
@@ -189,6 +190,8 @@ pub struct Causes {
     pub reasoning_declined: Share,
     /// `swallowed_parameter`.
     pub swallowed_parameter: Share,
+    /// `truncated_call`.
+    pub truncated_call: Share,
 }
 
 /// A declined shape with its count and share of the calls.
@@ -349,6 +352,7 @@ impl Report {
                 RowKind::Rejected,
                 cause.swallowed_parameter,
             ),
+            share("truncated_call", 2, RowKind::Rejected, cause.truncated_call),
             share("payload", 1, RowKind::Rejected, self.class.payload),
         ]);
         rows
@@ -434,6 +438,7 @@ mod tests {
             parameter(ParameterCause::AbsentOrMistyped),
             parameter(ParameterCause::StringifiedDeclined),
             parameter(ParameterCause::ReasoningDeclined),
+            parameter(ParameterCause::TruncatedCall),
             payload(),
         ];
         for outcome in &outcomes {
@@ -441,24 +446,24 @@ mod tests {
             summary.record(outcome, outcome_shape(outcome));
         }
         summary.lines += 2;
-        summary.record_malformed(11, "not JSON");
-        summary.record_malformed(12, "empty line");
+        summary.record_malformed(12, "not JSON");
+        summary.record_malformed(13, "empty line");
         let report = summary.report(10);
-        assert_eq!(report.lines, 12);
-        assert_eq!(report.calls, 10);
+        assert_eq!(report.lines, 13);
+        assert_eq!(report.calls, 11);
         assert_eq!(report.malformed.count, 2);
         assert_eq!(
             report.accepted,
             Share {
                 count: 5,
-                share: 0.5
+                share: 5.0 / 11.0
             }
         );
         assert_eq!(
             report.clean,
             Share {
                 count: 2,
-                share: 0.2
+                share: 2.0 / 11.0
             }
         );
         assert_eq!(report.recovery.stringified.count, 1);
@@ -467,22 +472,24 @@ mod tests {
         assert_eq!(
             report.rejected,
             Share {
-                count: 5,
-                share: 0.5
+                count: 6,
+                share: 6.0 / 11.0
             }
         );
-        assert_eq!(report.class.parameter.count, 4);
+        assert_eq!(report.class.parameter.count, 5);
         assert_eq!(
             report.class.payload,
             Share {
                 count: 1,
-                share: 0.1
+                share: 1.0 / 11.0
             }
         );
         assert_eq!(report.cause.undecodable_arguments.count, 1);
         assert_eq!(report.cause.absent_or_mistyped.count, 1);
         assert_eq!(report.cause.stringified_declined.count, 1);
         assert_eq!(report.cause.reasoning_declined.count, 1);
+        assert_eq!(report.cause.swallowed_parameter.count, 0);
+        assert_eq!(report.cause.truncated_call.count, 1);
         // Only the two declined causes contribute shapes.
         let shapes: Vec<&str> = report
             .declined_shapes
@@ -518,9 +525,59 @@ mod tests {
         assert_eq!(value["clean"]["share"], 1.0);
         assert_eq!(value["recovery"]["reasoning_member"]["count"], 0);
         assert_eq!(value["cause"]["stringified_declined"]["count"], 0);
+        assert_eq!(value["cause"]["truncated_call"]["count"], 0);
         assert_eq!(value["class"]["payload"]["count"], 0);
         assert_eq!(value["malformed"]["count"], 0);
         assert_eq!(value["declined_shapes"], json!([]));
+    }
+
+    #[test]
+    fn every_parameter_cause_has_a_row_and_a_json_key() {
+        let mut summary = Summary::default();
+        for cause in ParameterCause::ALL {
+            summary.record(&parameter(cause), None);
+        }
+        let report = summary.report(10);
+        let rows = report.rows();
+        let value = serde_json::to_value(&report).unwrap();
+        for cause in ParameterCause::ALL {
+            let name = cause.as_str();
+            let row = rows.iter().find(|row| row.label == name);
+            assert_eq!(
+                row.map(|row| (row.depth, row.kind, row.count)),
+                Some((2, RowKind::Rejected, 1)),
+                "{name}"
+            );
+            assert_eq!(value["cause"][name]["count"], 1, "{name}");
+        }
+        let causes = value["cause"].as_object().map_or(0, |causes| causes.len());
+        assert_eq!(causes, ParameterCause::ALL.len());
+        assert_eq!(
+            report.class.parameter.count,
+            ParameterCause::ALL.len() as u64
+        );
+    }
+
+    #[test]
+    fn the_table_has_a_truncated_call_row_under_parameter() {
+        let mut summary = Summary {
+            lines: 4,
+            ..Summary::default()
+        };
+        summary.record(&accepted(None), None);
+        for _ in 0..3 {
+            summary.record(&parameter(ParameterCause::TruncatedCall), None);
+        }
+        let table = summary.report(10).table();
+        let row = format!("\n{:<26} {:>12} {:>8}\n", "    truncated_call", 3, "75.00%");
+        assert!(table.contains(&row), "{table}");
+        let parameter_row = table.find("  parameter ").unwrap_or(usize::MAX);
+        let truncated_row = table.find("    truncated_call").unwrap_or(0);
+        let payload_row = table.find("  payload ").unwrap_or(0);
+        assert!(
+            parameter_row < truncated_row && truncated_row < payload_row,
+            "{table}"
+        );
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub struct Summary {
     pub reasoning_declined: u64,
     /// Rejected: parameter class, a string swallowed another parameter.
     pub swallowed_parameter: u64,
+    /// Rejected: parameter class, the last call of a turn cut off at the output-token limit.
+    pub truncated_call: u64,
     /// The declined shapes.
     pub shapes: ShapeCounter,
     /// Batch entries with no answer, by status (`anthropic batch: expired`): a short fixed
@@ -125,6 +127,7 @@ impl Summary {
                         ParameterCause::StringifiedDeclined => self.stringified_declined += 1,
                         ParameterCause::ReasoningDeclined => self.reasoning_declined += 1,
                         ParameterCause::SwallowedParameter => self.swallowed_parameter += 1,
+                        ParameterCause::TruncatedCall => self.truncated_call += 1,
                         _ => {}
                     }
                     if matches!(
