@@ -36,9 +36,14 @@ pub enum Command {
     #[command(
         after_help = "The summary counts clean accepts, each recovery, each rejection \
 class and cause, with their shares of the calls, and lists the most common declined shapes: \
-what followed the payload object when a recovery declined. A line that is not JSON or not a \
-call in the provider's shape is counted as malformed and reported by number; it never stops \
-the triage. A progress bar is drawn on standard error when it is a terminal."
+what followed the payload object when a recovery declined. A whole response, alone or in a \
+batch entry, is read with its stop reason: when it stopped at the output-token limit (claude \
+max_tokens or model_context_window_exceeded, openai-chat length, openai-responses \
+max_output_tokens, gemini MAX_TOKENS), a submit call that is its last tool call may be cut \
+off and is counted as rejected with cause truncated_call; bare calls and conversations carry \
+no stop reason. A line that is not JSON or not a call in the provider's shape is counted as \
+malformed and reported by number; it never stops the triage. A progress bar is drawn on \
+standard error when it is a terminal."
     )]
     Triage(TriageArgs),
     /// Serve the tool to an MCP host: over standard input and output, or streamable HTTP.

@@ -358,3 +358,226 @@ fn the_table_counts_failed_entries_and_lines_without_a_call_apart() {
         assert_eq!(row(status).as_deref(), Some("1"), "{status}: {table}");
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Responses cut at the output-token limit (`output_limit.jsonl`: written from each provider's
+// documented response shape, not recorded; its README rows say so)
+// ------------------------------------------------------------------------------------------
+
+/// The lines `numbers` (from 1) of `output_limit.jsonl`, parsed.
+fn cut_lines(numbers: &[usize]) -> Vec<Value> {
+    let text = std::fs::read_to_string(formats("output_limit.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    numbers
+        .iter()
+        .map(|n| serde_json::from_str(lines[n - 1]).unwrap())
+        .collect()
+}
+
+/// Writes `lines` as a JSONL file in `dir`.
+fn jsonl(dir: &Path, lines: &[Value]) -> PathBuf {
+    let path = dir.join("lines.jsonl");
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The message of a submit call cut off after `bytes` bytes of arguments.
+fn truncated_message(bytes: usize) -> String {
+    format!(
+        "the submit_result call was cut off at the output-token limit after {bytes} bytes of \
+         arguments; call submit_result again with the complete result and keep it shorter (a \
+         brief reasoning, no repeated content)"
+    )
+}
+
+/// The outcome `--out` writes for a truncated call of line `line`.
+fn truncated_outcome(line: u64, custom_id: Option<&str>, bytes: usize) -> Value {
+    let message = truncated_message(bytes);
+    let mut outcome = json!({
+        "line": line,
+        "accepted": false,
+        "class": "parameter",
+        "cause": "truncated_call",
+        "trace_error": format!("parameter error: {message}"),
+        "tool_result": {"error": message}
+    });
+    if let Some(id) = custom_id {
+        outcome["custom_id"] = json!(id);
+    }
+    outcome
+}
+
+/// The payload of every clean-looking call in `output_limit.jsonl`, but the last of line 5.
+fn disk_full() -> Value {
+    json!({"summary": "disk full"})
+}
+
+// The arguments of lines 1 and 4 are objects (91 bytes as compact JSON); those of lines 2 and 3
+// are text as the model wrote it, with spaces (95 bytes).
+const OBJECT_BYTES: usize = 91;
+const TEXT_BYTES: usize = 95;
+
+#[test]
+fn a_whole_response_cut_at_the_output_limit_counts_its_submit_call_as_truncated() {
+    let dir = scratch("cut-responses");
+    let file = jsonl(&dir, &cut_lines(&[1, 2, 3, 4]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 4);
+    assert_eq!(run.report["accepted"]["count"], 0);
+    assert_eq!(run.report["class"]["parameter"]["count"], 4);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 4);
+    assert_eq!(run.report["cause"]["truncated_call"]["share"], 1.0);
+    assert_eq!(
+        run.outcomes,
+        [
+            truncated_outcome(1, None, OBJECT_BYTES),
+            truncated_outcome(2, None, TEXT_BYTES),
+            truncated_outcome(3, None, TEXT_BYTES),
+            truncated_outcome(4, None, OBJECT_BYTES),
+        ]
+    );
+}
+
+#[test]
+fn the_same_responses_with_a_normal_stop_reason_are_accepted() {
+    let dir = scratch("complete-responses");
+    let mut lines = cut_lines(&[1, 2, 3, 4]);
+    lines[0]["stop_reason"] = json!("tool_use");
+    lines[1]["choices"][0]["finish_reason"] = json!("tool_calls");
+    lines[2]["status"] = json!("completed");
+    lines[2]["incomplete_details"] = Value::Null;
+    lines[2]["output"][1]["status"] = json!("completed");
+    lines[3]["candidates"][0]["finishReason"] = json!("STOP");
+    let file = jsonl(&dir, &lines);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 4);
+    assert_eq!(run.report["clean"]["count"], 4);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 0);
+    for outcome in &run.outcomes {
+        assert_eq!(outcome["response"], disk_full(), "{outcome}");
+    }
+
+    // A limit spelling of another provider is no limit: Anthropic's `max_tokens` in a chat
+    // completion, OpenAI's `length` in an Anthropic message.
+    lines[0]["stop_reason"] = json!("length");
+    lines[1]["choices"][0]["finish_reason"] = json!("max_tokens");
+    lines[2]["status"] = json!("completed");
+    lines[2]["incomplete_details"] = json!({"reason": "max_output_tokens"});
+    lines[3]["candidates"][0]["finishReason"] = json!("max_tokens");
+    let file = jsonl(&dir, &lines);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["clean"]["count"], 4);
+}
+
+#[test]
+fn of_two_submit_calls_in_a_cut_response_the_first_is_handled_as_usual_and_the_last_truncated() {
+    let dir = scratch("cut-two-calls");
+    let file = jsonl(&dir, &cut_lines(&[5]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 2);
+    assert_eq!(run.report["clean"]["count"], 1);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 1);
+    assert_eq!(run.outcomes[0]["accepted"], true);
+    assert_eq!(run.outcomes[0]["response"], disk_full());
+    // The last call's input, 100 bytes as compact JSON: its summary is "disk full at 03:12".
+    assert_eq!(run.outcomes[1], truncated_outcome(1, None, 100));
+}
+
+#[test]
+fn a_submit_call_before_another_tools_call_in_a_cut_response_is_handled_as_usual() {
+    let dir = scratch("cut-other-tool-last");
+    let file = jsonl(&dir, &cut_lines(&[6]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(run.report["clean"]["count"], 1);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 0);
+    assert_eq!(run.outcomes[0]["response"], disk_full());
+}
+
+#[test]
+fn batch_entries_carrying_a_cut_response_count_it_as_truncated() {
+    let dir = scratch("cut-batch");
+    let file = jsonl(&dir, &cut_lines(&[7, 8, 9, 10]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 4);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 4);
+    assert_eq!(
+        run.outcomes,
+        [
+            truncated_outcome(1, Some("request-cut-1"), TEXT_BYTES),
+            truncated_outcome(2, Some("request-cut-2"), TEXT_BYTES),
+            truncated_outcome(3, Some("request-cut-3"), OBJECT_BYTES),
+            truncated_outcome(4, Some("request-cut-4"), OBJECT_BYTES),
+        ]
+    );
+
+    // Each batch format read as such, not only as `auto` tells it.
+    for (format, line) in [
+        ("openai-batch", 7),
+        ("anthropic-batch", 9),
+        ("gemini-batch", 10),
+    ] {
+        let file = jsonl(&dir, &cut_lines(&[line]));
+        let run = triage(
+            &dir,
+            &file,
+            submit_schema(),
+            &["--provider", "claude", "--input", format],
+        );
+        assert_eq!(
+            run.report["cause"]["truncated_call"]["count"], 1,
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_bare_call_and_a_conversation_carry_no_stop_reason_and_are_handled_as_usual() {
+    let dir = scratch("cut-bare");
+    let claude = &cut_lines(&[1])[0];
+    let call = claude["content"][1].clone();
+    let conversation = json!([
+        {"role": "user", "content": "Why did the job fail?"},
+        {"role": "assistant", "content": claude["content"].clone()}
+    ]);
+    let file = jsonl(&dir, &[call, conversation]);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 2);
+    assert_eq!(run.report["clean"]["count"], 2);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 0);
+}
+
+#[test]
+fn the_table_lists_truncated_calls_in_their_row_under_parameter() {
+    let dir = scratch("cut-table");
+    let schema = dir.join("schema.json");
+    std::fs::write(&schema, submit_schema().to_string()).unwrap();
+    let output = Command::new(BIN)
+        .args(["triage", "--provider", "claude", "--schema"])
+        .arg(&schema)
+        .arg(formats("output_limit.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    let row = |label: &str| {
+        table
+            .lines()
+            .position(|line| line.trim_start().starts_with(label))
+            .and_then(|at| Some((at, table.lines().nth(at)?.to_owned())))
+            .unwrap_or_else(|| panic!("no {label} row: {table}"))
+    };
+    // 11 calls: 9 truncated (lines 1 to 4, the last of line 5, 7 to 10), 2 accepted.
+    let (parameter, _) = row("parameter ");
+    let (truncated, line) = row("truncated_call");
+    let (payload, _) = row("payload ");
+    assert!(parameter < truncated && truncated < payload, "{table}");
+    assert!(line.starts_with("    truncated_call "), "{table}");
+    let numbers: Vec<&str> = line.split_whitespace().skip(1).collect();
+    assert_eq!(numbers, ["9", "81.82%"], "{table}");
+}

@@ -68,15 +68,23 @@ fn dump_dom(browser: &Path, page: &Path, profile: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-#[test]
-fn html_report_renders_in_headless_chromium() {
-    let Some(browser) = chromium() else {
+/// Chromium, or `None` (the test then passes) when it is missing outside CI.
+fn chromium_or_skip() -> Option<PathBuf> {
+    let browser = chromium();
+    if browser.is_none() {
         assert_ne!(
             std::env::var("CI").as_deref(),
             Ok("true"),
             "no Chromium found: install the `chromium` package to run this test"
         );
         eprintln!("no Chromium found: skipping the HTML rendering test");
+    }
+    browser
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let Some(browser) = chromium_or_skip() else {
         return;
     };
     let dir = scratch("chromium");
@@ -142,4 +150,66 @@ fn html_report_renders_in_headless_chromium() {
         dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
         "{dom}"
     );
+}
+
+#[test]
+fn html_report_shows_truncated_calls_in_their_row_and_bar() {
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("truncated");
+    let schema = dir.join("schema.json");
+    std::fs::write(
+        &schema,
+        json!({"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]})
+            .to_string(),
+    )
+    .unwrap();
+    // Whole responses written from the providers' documented shapes (see the formats README):
+    // lines 1 to 4 end with a submit call cut at the output-token limit.
+    let calls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/output_limit.jsonl");
+    let page = dir.join("report.html");
+    let output = Command::new(BIN)
+        .args(["triage", "--provider", "claude", "--schema"])
+        .arg(&schema)
+        .arg("--html")
+        .arg(&page)
+        .arg(&calls)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let dom = dump_dom(&browser, &page, &dir.join("profile"));
+    assert!(
+        dom.contains("data-rendered=\"ok\""),
+        "the page's script did not run: {dom}"
+    );
+    assert!(
+        !dom.contains("id=\"script-error\""),
+        "a script error: {dom}"
+    );
+    // 11 calls: 9 truncated, 2 accepted clean.
+    assert!(
+        dom.contains(
+            "<tr class=\"depth-2\"><td>truncated_call</td><td class=\"n\">9</td>\
+             <td class=\"n\">81.82%</td></tr>"
+        ),
+        "{dom}"
+    );
+    let bars: Vec<&str> = dom
+        .split("<g class=\"bar")
+        .skip(1)
+        .map(|bar| bar.split("</g>").next().unwrap_or_default())
+        .collect();
+    assert_eq!(bars.len(), 2, "clean, truncated_call: {dom}");
+    assert!(bars[0].contains(">clean<"), "{dom}");
+    assert!(
+        bars[1].starts_with(" rejected") && bars[1].contains(">truncated_call<"),
+        "{dom}"
+    );
+    assert!(bars[1].contains(">9 (81.82%)<"), "{dom}");
 }

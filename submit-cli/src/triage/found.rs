@@ -13,9 +13,17 @@
 //!   Anthropic message (`"type": "message"`), a Gemini answer (`candidates`).
 //! - Conversations: a JSON array of messages (or items) in one provider's shape, or a request
 //!   body holding one (`messages`, `input`, `contents`).
+//!
+//! A whole response (alone or in a batch entry) also says why the turn stopped: Anthropic's
+//! `stop_reason`, a chat choice's `finish_reason`, a Responses object's
+//! `incomplete_details.reason` when its `status` is `incomplete`, a Gemini candidate's
+//! `finishReason`. When that is the provider's output-token limit, the turn's last tool call,
+//! of any tool, may be cut off: a submit call that is that last call is found with
+//! [`StopReason::OutputLimit`]. Every other call, and every call of a bare call line or a
+//! conversation (which carry no stop reason), is found with [`StopReason::Complete`].
 
 use serde_json::Value;
-use submit_core::Provider;
+use submit_core::{Provider, StopReason};
 
 use crate::args::InputFormat;
 
@@ -28,6 +36,10 @@ pub struct Found<'a> {
     pub call: &'a Value,
     /// Its message's index in a conversation.
     pub message: Option<usize>,
+    /// How the turn that carried it ended, as it bears on this call:
+    /// [`StopReason::OutputLimit`] only for the last tool call of a response that stopped at
+    /// the output-token limit.
+    pub end: StopReason,
 }
 
 /// What one line holds.
@@ -70,6 +82,7 @@ pub fn find<'a>(
                 provider,
                 call: value,
                 message: None,
+                end: StopReason::Complete,
             }],
         }),
         InputFormat::OpenaiBatch => openai_batch(value, tool),
@@ -188,7 +201,7 @@ fn anthropic_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String>
     match result.get("type").and_then(Value::as_str) {
         Some("succeeded") => {
             let message = result.get("message").unwrap_or(&Value::Null);
-            let calls = claude_blocks(message.get("content"), tool, None).ok_or_else(|| {
+            let calls = claude_message(message, tool).ok_or_else(|| {
                 "an Anthropic batch result whose message has no `content` array".to_owned()
             })?;
             Ok(Line::Calls { custom_id, calls })
@@ -237,8 +250,17 @@ fn response_of<'a>(
             return None;
         }
         let mut calls = Vec::new();
+        // Each choice is a turn of its own, with its own finish reason.
         for choice in choices {
-            calls.extend(chat_calls(choice.get("message"), tool, None));
+            let message = choice.get("message");
+            let mut found = chat_calls(message, tool, None);
+            let last = message
+                .and_then(|m| m.get("tool_calls"))
+                .and_then(Value::as_array)
+                .and_then(|tool_calls| tool_calls.last());
+            let end = stop(Provider::OpenAiChat, choice.get("finish_reason"));
+            mark_last(&mut found, last, end);
+            calls.extend(found);
         }
         return Some(calls);
     }
@@ -246,26 +268,96 @@ fn response_of<'a>(
         if !allowed(Provider::OpenAiResponses) {
             return None;
         }
-        return Some(responses_items(output.iter(), tool, None).collect());
+        let mut calls: Vec<Found<'a>> = responses_items(output.iter(), tool, None).collect();
+        // Every kind of tool call item is named `…_call` (`function_call`, `custom_tool_call`,
+        // `web_search_call`, …); outputs and other items are not.
+        let last = output.iter().rev().find(|item| {
+            item.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| kind.ends_with("_call"))
+        });
+        let end = if value.get("status").and_then(Value::as_str) == Some("incomplete") {
+            let details = value.get("incomplete_details").unwrap_or(&Value::Null);
+            stop(Provider::OpenAiResponses, details.get("reason"))
+        } else {
+            StopReason::Complete
+        };
+        mark_last(&mut calls, last, end);
+        return Some(calls);
     }
     if value.get("type").and_then(Value::as_str) == Some("message") {
         if !allowed(Provider::Claude) {
             return None;
         }
-        return claude_blocks(value.get("content"), tool, None);
+        return claude_message(value, tool);
     }
     if let Some(candidates) = value.get("candidates").and_then(Value::as_array) {
         if !allowed(Provider::Gemini) {
             return None;
         }
         let mut calls = Vec::new();
+        // Each candidate is a turn of its own, with its own finish reason.
         for candidate in candidates {
             let content = candidate.get("content").unwrap_or(&Value::Null);
-            calls.extend(gemini_parts(content.get("parts"), tool, None));
+            let mut found = gemini_parts(content.get("parts"), tool, None);
+            let last = content
+                .get("parts")
+                .and_then(Value::as_array)
+                .and_then(|parts| {
+                    parts
+                        .iter()
+                        .rev()
+                        .find(|part| part.get("functionCall").is_some())
+                });
+            let end = stop(Provider::Gemini, candidate.get("finishReason"));
+            mark_last(&mut found, last, end);
+            calls.extend(found);
         }
         return Some(calls);
     }
     None
+}
+
+/// The calls of an Anthropic message, the last tool call (`tool_use`, `server_tool_use`,
+/// `mcp_tool_use`) marked when its `stop_reason` is the limit; `None` when its content is not
+/// an array.
+fn claude_message<'a>(message: &'a Value, tool: &str) -> Option<Vec<Found<'a>>> {
+    let mut calls = claude_blocks(message.get("content"), tool, None)?;
+    let last = message
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| {
+            blocks.iter().rev().find(|block| {
+                block
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|kind| kind.ends_with("tool_use"))
+            })
+        });
+    let end = stop(Provider::Claude, message.get("stop_reason"));
+    mark_last(&mut calls, last, end);
+    Some(calls)
+}
+
+/// How a turn ended, from its stop reason as `provider` spells it; one that is absent or not
+/// a string is [`StopReason::Complete`].
+fn stop(provider: Provider, reason: Option<&Value>) -> StopReason {
+    reason
+        .and_then(Value::as_str)
+        .map_or(StopReason::Complete, |reason| provider.stop_reason(reason))
+}
+
+/// Gives `end` to the call found that is `last`, the turn's last tool call of any tool (so
+/// none when that call is of another tool).
+fn mark_last(calls: &mut [Found<'_>], last: Option<&Value>, end: StopReason) {
+    let Some(last) = last else {
+        return;
+    };
+    for found in calls {
+        if std::ptr::eq(found.call, last) {
+            found.end = end;
+        }
+    }
 }
 
 /// The calls of a conversation, `None` when it is not one.
@@ -318,6 +410,7 @@ fn chat_calls<'a>(
             provider: Provider::OpenAiChat,
             call,
             message: message_index,
+            end: StopReason::Complete,
         })
         .collect()
 }
@@ -337,6 +430,7 @@ fn responses_items<'a, 'i>(
             provider: Provider::OpenAiResponses,
             call,
             message: message_index,
+            end: StopReason::Complete,
         })
 }
 
@@ -359,6 +453,7 @@ fn claude_blocks<'a>(
                 provider: Provider::Claude,
                 call,
                 message: message_index,
+                end: StopReason::Complete,
             })
             .collect(),
     )
@@ -384,6 +479,7 @@ fn gemini_parts<'a>(
             provider: Provider::Gemini,
             call,
             message: message_index,
+            end: StopReason::Complete,
         })
         .collect()
 }
@@ -506,6 +602,135 @@ mod tests {
                 (Provider::OpenAiResponses, Some(4)),
             ]
         );
+    }
+
+    /// Each call found with how its turn ended.
+    fn ends(line: &Line<'_>) -> Vec<StopReason> {
+        match line {
+            Line::Calls { calls, .. } => calls.iter().map(|c| c.end).collect(),
+            Line::Failed { .. } => Vec::new(),
+        }
+    }
+
+    fn chat_call(name: &str) -> Value {
+        json!({"id": "call_1", "type": "function", "function": {"name": name, "arguments": "{}"}})
+    }
+
+    /// A response of each provider that stopped at `reason`, its tool calls named `names`.
+    fn responses_stopped(names: &[&str], reasons: [&str; 4]) -> [Value; 4] {
+        let chat: Vec<Value> = names.iter().map(|name| chat_call(name)).collect();
+        let items: Vec<Value> = names
+            .iter()
+            .map(|name| json!({"type": "function_call", "call_id": "c", "name": name, "arguments": "{}"}))
+            .collect();
+        let blocks: Vec<Value> = names
+            .iter()
+            .map(|name| json!({"type": "tool_use", "id": "t", "name": name, "input": {}}))
+            .collect();
+        let parts: Vec<Value> = names
+            .iter()
+            .map(|name| json!({"functionCall": {"name": name, "args": {}}}))
+            .collect();
+        let [claude, chat_reason, responses, gemini] = reasons;
+        [
+            json!({"type": "message", "role": "assistant", "content": blocks, "stop_reason": claude}),
+            json!({"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": chat},
+                                "finish_reason": chat_reason}]}),
+            json!({"object": "response", "status": "incomplete",
+                   "incomplete_details": {"reason": responses}, "output": items}),
+            json!({"candidates": [{"content": {"role": "model", "parts": parts},
+                                   "finishReason": gemini}]}),
+        ]
+    }
+
+    const LIMITS: [&str; 4] = ["max_tokens", "length", "max_output_tokens", "MAX_TOKENS"];
+
+    #[test]
+    fn the_last_tool_call_of_a_response_cut_at_the_limit_is_found_at_the_limit() {
+        let limit = StopReason::OutputLimit;
+        let complete = StopReason::Complete;
+        for value in responses_stopped(&["submit_result", "submit_result"], LIMITS) {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ends(&line), [complete, limit], "{value}");
+        }
+        for value in responses_stopped(
+            &["submit_result"],
+            ["end_turn", "tool_calls", "max_output_tokens", "STOP"],
+        ) {
+            let mut value = value;
+            if let Some(status) = value.get_mut("status") {
+                // An incomplete_details left over on a completed response says nothing.
+                *status = json!("completed");
+            }
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ends(&line), [complete], "{value}");
+        }
+    }
+
+    #[test]
+    fn a_submit_call_before_another_tools_call_in_a_cut_response_is_complete() {
+        for value in responses_stopped(&["submit_result", "get_weather"], LIMITS) {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ends(&line), [StopReason::Complete], "{value}");
+        }
+        // A server tool's call after it in an Anthropic message, a built-in tool's call after
+        // it in a Responses object.
+        let claude = json!({"type": "message", "stop_reason": "max_tokens", "content": [
+            {"type": "tool_use", "id": "t", "name": "submit_result", "input": {}},
+            {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}]});
+        let responses = json!({"object": "response", "status": "incomplete",
+            "incomplete_details": {"reason": "max_output_tokens"}, "output": [
+            {"type": "function_call", "call_id": "c", "name": "submit_result", "arguments": "{}"},
+            {"type": "web_search_call", "id": "ws", "status": "incomplete"}]});
+        for value in [claude, responses] {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ends(&line), [StopReason::Complete], "{value}");
+        }
+    }
+
+    #[test]
+    fn each_choice_and_candidate_stops_for_its_own_reason() {
+        let chat = json!({"choices": [
+            {"index": 0, "message": {"tool_calls": [chat_call("submit_result")]}, "finish_reason": "tool_calls"},
+            {"index": 1, "message": {"tool_calls": [chat_call("submit_result")]}, "finish_reason": "length"}]});
+        let part = json!({"functionCall": {"name": "submit_result", "args": {}}});
+        let gemini = json!({"candidates": [
+            {"content": {"parts": [part]}, "finishReason": "MAX_TOKENS"},
+            {"content": {"parts": [part]}, "finishReason": "STOP"}]});
+        let line = auto(&chat).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ends(&line), [StopReason::Complete, StopReason::OutputLimit]);
+        let line = auto(&gemini).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ends(&line), [StopReason::OutputLimit, StopReason::Complete]);
+    }
+
+    #[test]
+    fn batch_entries_read_the_stop_reason_of_the_response_they_carry() {
+        let [claude, chat, _, gemini] = responses_stopped(&["submit_result"], LIMITS);
+        let lines = [
+            json!({"custom_id": "a", "result": {"type": "succeeded", "message": claude}}),
+            json!({"custom_id": "b", "response": {"status_code": 200, "body": chat}, "error": null}),
+            json!({"key": "c", "response": gemini}),
+        ];
+        for value in lines {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ends(&line), [StopReason::OutputLimit], "{value}");
+        }
+    }
+
+    #[test]
+    fn bare_calls_and_conversations_carry_no_stop_reason() {
+        let bare = json!({"type": "tool_use", "id": "t", "name": "submit_result", "input": {}});
+        let line = find(&bare, InputFormat::Auto, Provider::Claude, "submit_result")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ends(&line), [StopReason::Complete]);
+        // A message in a conversation keeps no stop reason of its own, even if one is there.
+        let conversation = json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "stop_reason": "max_tokens", "finish_reason": "length",
+             "content": [{"type": "tool_use", "id": "t", "name": "submit_result", "input": {}}]}
+        ]);
+        let line = auto(&conversation).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ends(&line), [StopReason::Complete]);
     }
 
     #[test]

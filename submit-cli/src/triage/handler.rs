@@ -2,7 +2,7 @@
 //! declined recovery saw.
 
 use serde_json::Value;
-use submit_core::{Outcome, ParameterCause, Provider, SubmitTool};
+use submit_core::{Outcome, ParameterCause, Provider, StopReason, SubmitTool};
 
 use super::found::{find, Line};
 use crate::args::InputFormat;
@@ -38,17 +38,19 @@ impl From<Handled> for Entry {
     }
 }
 
-/// Handles lines with `tool`, each line one call: a line not in `provider`'s shape is an
-/// `Err` naming why.
+/// Handles lines with `tool`, each line one call (with no stop reason around it, so handled as
+/// usual): a line not in `provider`'s shape is an `Err` naming why.
 pub fn handler(
     tool: &SubmitTool<Value>,
     provider: Provider,
 ) -> impl FnMut(&Value) -> Result<Handled, String> + '_ {
-    move |value| handle(tool, provider, value)
+    move |value| handle(tool, provider, value, StopReason::Complete)
 }
 
 /// Handles lines with `tool`, each read as `format` says (see [`InputFormat`]), every call of
-/// the tool found by its name; a bare call is read in `provider`'s shape.
+/// the tool found by its name; a bare call is read in `provider`'s shape. A submit call that is
+/// the last tool call of a response that stopped at the output-token limit is rejected with
+/// cause `truncated_call` (see [`find`]).
 pub fn reader(
     tool: &SubmitTool<Value>,
     provider: Provider,
@@ -63,7 +65,10 @@ pub fn reader(
         Line::Calls { custom_id, calls } => {
             let mut handled = Vec::with_capacity(calls.len());
             for found in calls {
-                handled.push((found.message, handle(tool, found.provider, found.call)?));
+                handled.push((
+                    found.message,
+                    handle(tool, found.provider, found.call, found.end)?,
+                ));
             }
             Ok(Entry {
                 custom_id: custom_id.map(str::to_owned),
@@ -74,11 +79,16 @@ pub fn reader(
     }
 }
 
-fn handle(tool: &SubmitTool<Value>, provider: Provider, value: &Value) -> Result<Handled, String> {
+fn handle(
+    tool: &SubmitTool<Value>,
+    provider: Provider,
+    value: &Value,
+    end: StopReason,
+) -> Result<Handled, String> {
     let call = provider
         .read_call(value)
         .map_err(|error| error.to_string())?;
-    let outcome = tool.handle(provider, value);
+    let outcome = tool.handle_in_turn(provider, value, end);
     let shape = match &outcome {
         Outcome::Rejected(rejected) => match rejected.error.cause() {
             Some(
