@@ -75,6 +75,14 @@ pub struct ParseArgs {
     /// The file holding the call; `-` or nothing reads standard input.
     #[arg(value_name = "CALL_FILE|-")]
     pub call: Option<PathBuf>,
+    /// The stop reason of the model turn that carried the call, in the provider's own spelling
+    /// (max_tokens, length, max_output_tokens, MAX_TOKENS, stop, end_turn, …). The call is taken
+    /// as the turn's last: under the provider's output-token limit (claude max_tokens or
+    /// model_context_window_exceeded, openai-chat length, openai-responses max_output_tokens,
+    /// gemini MAX_TOKENS) it may be cut off, so it is rejected with cause truncated_call
+    /// whatever its arguments parse to; any other value handles it as usual.
+    #[arg(long, value_name = "VALUE")]
+    pub finish_reason: Option<String>,
 }
 
 /// Arguments of `triage`.

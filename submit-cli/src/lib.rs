@@ -6,6 +6,7 @@
 //! ```text
 //! submit-result definition --provider claude --schema schema.json
 //! submit-result parse      --provider openai-chat --schema schema.json call.json
+//! submit-result parse      --provider claude --schema schema.json --finish-reason max_tokens call.json
 //! submit-result triage     --provider gemini --schema schema.json calls.jsonl --json
 //! submit-result mcp        --schema schema.json --out result.json
 //! ```
@@ -48,7 +49,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use serde_json::Value;
-use submit_core::{Options, SubmitTool};
+use submit_core::{Options, StopReason, SubmitTool};
 
 use crate::args::{Cli, Command, Common, DefinitionArgs, McpArgs, ParseArgs, TriageArgs};
 use crate::error::{clap_one_line, CliError};
@@ -173,7 +174,11 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
         source,
     })?;
     provider.read_call(&call).map_err(CliError::CallShape)?;
-    let outcome = tool.handle(provider, &call);
+    let end = args
+        .finish_reason
+        .as_deref()
+        .map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
+    let outcome = tool.handle_in_turn(provider, &call, end);
     print_json(&OutcomeView::new(&outcome, None))
 }
 

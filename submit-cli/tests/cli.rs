@@ -491,6 +491,155 @@ fn parse_reasoning_declined() {
     assert_eq!(value["cause"], "reasoning_declined");
 }
 
+/// A clean call in each provider's shape, and the byte length of its arguments as received:
+/// the compact JSON of an object (Anthropic, Gemini), the text as written (OpenAI, with
+/// spaces).
+fn clean_calls() -> [(&'static str, Value, usize); 4] {
+    let arguments = json!({"reasoning": "Checked the logs.", "result": {"summary": "disk full"}});
+    let text = r#"{"reasoning": "Checked the logs.", "result": {"summary": "disk full"}}"#;
+    [
+        ("claude", tool_use(arguments.clone()), 66),
+        (
+            "openai-chat",
+            json!({"id": "call_1", "type": "function",
+                   "function": {"name": "submit_result", "arguments": text}}),
+            70,
+        ),
+        (
+            "openai-responses",
+            json!({"type": "function_call", "call_id": "call_1", "name": "submit_result",
+                   "arguments": text}),
+            70,
+        ),
+        (
+            "gemini",
+            json!({"functionCall": {"name": "submit_result", "args": arguments}}),
+            66,
+        ),
+    ]
+}
+
+/// `parse --finish-reason reason` of `call` read from standard input.
+fn parse_finished(provider: &str, reason: &str, call: &Value) -> Value {
+    let out = run_with(
+        &[
+            "parse",
+            "--provider",
+            provider,
+            "--schema",
+            &schema(),
+            "--finish-reason",
+            reason,
+        ],
+        Some(call.to_string().as_bytes()),
+    );
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+/// The accepted outcome of every call of [`clean_calls`].
+fn clean_outcome() -> Value {
+    json!({
+        "accepted": true,
+        "response": {"summary": "disk full"},
+        "reasoning": "Checked the logs.",
+        "recovery": null,
+        "recoveries": [],
+        "tool_result": success()
+    })
+}
+
+#[test]
+fn parse_with_a_limit_finish_reason_rejects_a_clean_call_as_truncated() {
+    let limits = [
+        ("claude", "max_tokens"),
+        ("claude", "model_context_window_exceeded"),
+        ("openai-chat", "length"),
+        ("openai-responses", "max_output_tokens"),
+        ("gemini", "MAX_TOKENS"),
+    ];
+    for (provider, call, bytes) in clean_calls() {
+        // Without a finish reason the call is accepted as it is.
+        assert_eq!(parse_stdin(provider, &call), clean_outcome(), "{provider}");
+        let spellings = limits.iter().filter(|(owner, _)| *owner == provider);
+        for (_, reason) in spellings {
+            let message = format!(
+                "the submit_result call was cut off at the output-token limit after {bytes} \
+                 bytes of arguments; call submit_result again with the complete result and keep \
+                 it shorter (a brief reasoning, no repeated content)"
+            );
+            assert_eq!(
+                parse_finished(provider, reason, &call),
+                json!({
+                    "accepted": false,
+                    "class": "parameter",
+                    "cause": "truncated_call",
+                    "trace_error": format!("parameter error: {message}"),
+                    "tool_result": {"error": message}
+                }),
+                "{provider} {reason}"
+            );
+        }
+    }
+}
+
+#[test]
+fn parse_with_another_finish_reason_accepts_the_clean_call() {
+    let own = |provider: &str| match provider {
+        "claude" => ["max_tokens", "model_context_window_exceeded"].as_slice(),
+        "openai-chat" => &["length"],
+        "openai-responses" => &["max_output_tokens"],
+        _ => &["MAX_TOKENS"],
+    };
+    let limits = [
+        "max_tokens",
+        "model_context_window_exceeded",
+        "length",
+        "max_output_tokens",
+        "MAX_TOKENS",
+    ];
+    for (provider, call, _) in clean_calls() {
+        // Normal stops, any limit spelling of another provider, and a spelling in another case.
+        let others = limits
+            .iter()
+            .filter(|reason| !own(provider).contains(reason));
+        let reasons = [
+            "stop",
+            "end_turn",
+            "STOP",
+            "tool_calls",
+            "tool_use",
+            "Length",
+            "",
+        ]
+        .iter()
+        .chain(others);
+        for reason in reasons {
+            assert_eq!(
+                parse_finished(provider, reason, &call),
+                clean_outcome(),
+                "{provider} {reason:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn parse_help_describes_the_finish_reason() {
+    let out = run(&["parse", "--help"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for text in [
+        "--finish-reason <VALUE>",
+        "max_tokens",
+        "length",
+        "max_output_tokens",
+        "MAX_TOKENS",
+        "truncated_call",
+    ] {
+        assert!(out.stdout.contains(text), "{text}: {}", out.stdout);
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // exit codes
 // ------------------------------------------------------------------------------------------
