@@ -1,0 +1,302 @@
+//! The corpus (`tests/corpus/*.json`): its vectors, the tools their options describe, and the
+//! (provider, native call) pairs each vector runs as — the same reading as
+//! `tests/corpus/runner.rs`, copied here so this suite stands on its own.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use submit_result::{Options, Provider, SubmitTool};
+
+/// Where the corpus files are.
+pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
+
+/// The sample response type of the corpus (as `tests/test_corpus.rs` declares it).
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Sample {
+    summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    blocked: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tags: Option<Vec<String>>,
+}
+
+/// One vector of the corpus.
+#[derive(Debug)]
+pub struct Vector {
+    /// Its unique name.
+    pub name: String,
+    /// Its `options` (`{}` when it has none).
+    pub options: Value,
+    /// Its `expected` object.
+    pub expected: Value,
+    /// Every (provider, native call) it runs as.
+    pub cases: Vec<(Provider, Value)>,
+}
+
+impl Vector {
+    /// The payload parameter's name (`analysis` unless the options name another).
+    pub fn payload(&self) -> &str {
+        self.options["payload"].as_str().unwrap_or("analysis")
+    }
+}
+
+/// Every vector of every corpus file, in file order; a duplicate name is an error.
+pub fn load() -> Result<Vec<Arc<Vector>>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
+        .map_err(|e| format!("cannot list {CORPUS_DIR}: {e}"))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut names = std::collections::HashSet::new();
+    let mut vectors = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let list: Vec<Value> = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a JSON array: {e}", file.display()))?;
+        for raw in list {
+            let name = raw["name"]
+                .as_str()
+                .ok_or_else(|| format!("a vector of {} has no name", file.display()))?
+                .to_owned();
+            if !names.insert(name.clone()) {
+                return Err(format!("duplicate vector name {name}"));
+            }
+            let cases = cases(&raw).map_err(|e| format!("{name}: {e}"))?;
+            vectors.push(Arc::new(Vector {
+                name,
+                options: raw.get("options").cloned().unwrap_or_else(|| json!({})),
+                expected: raw["expected"].clone(),
+                cases,
+            }));
+        }
+    }
+    Ok(vectors)
+}
+
+/// The native call of `provider` carrying `arguments`.
+fn native_call(provider: Provider, arguments: &Value) -> Value {
+    let text = arguments.to_string();
+    match provider {
+        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": "submit_result",
+                                   "input": arguments}),
+        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
+        Provider::OpenAiChat => text_call(provider, &text),
+        Provider::OpenAiResponses => text_call(provider, &text),
+    }
+}
+
+/// The native call of an OpenAI provider carrying argument text as sent.
+fn text_call(provider: Provider, text: &str) -> Value {
+    match provider {
+        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
+                                       "function": {"name": "submit_result", "arguments": text}}),
+        _ => json!({"type": "function_call", "call_id": "call_01", "name": "submit_result",
+                    "arguments": text}),
+    }
+}
+
+/// Every (provider, call) a vector runs as: `arguments` through all four providers,
+/// `arguments_text` through both OpenAI providers, `call` through the providers it lists.
+fn cases(vector: &Value) -> Result<Vec<(Provider, Value)>, String> {
+    if let Some(arguments) = vector.get("arguments") {
+        return Ok(Provider::ALL
+            .into_iter()
+            .map(|provider| (provider, native_call(provider, arguments)))
+            .collect());
+    }
+    if let Some(text) = vector.get("arguments_text").and_then(Value::as_str) {
+        return Ok([Provider::OpenAiChat, Provider::OpenAiResponses]
+            .into_iter()
+            .map(|provider| (provider, text_call(provider, text)))
+            .collect());
+    }
+    let call = vector
+        .get("call")
+        .ok_or("a vector has arguments, arguments_text or call")?;
+    let providers = vector["providers"]
+        .as_array()
+        .ok_or("a call vector lists its providers")?;
+    providers
+        .iter()
+        .map(|name| {
+            let name = name.as_str().ok_or("a provider is named by a string")?;
+            let provider = name
+                .parse::<Provider>()
+                .map_err(|e| format!("providers: {e}"))?;
+            Ok((provider, call.clone()))
+        })
+        .collect()
+}
+
+/// The options a vector asks for (`payload` defaults to `analysis`).
+pub fn options(options: &Value) -> Options {
+    let flag = |key: &str| options[key].as_bool().unwrap_or(false);
+    let mut built = Options::new()
+        .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
+        .flat_payload(flag("flat"))
+        .omit_reasoning(flag("omit_reasoning"))
+        .strict(flag("strict"));
+    if let Some(success) = options["success"].as_str() {
+        built = built.success_message(success.to_owned());
+    }
+    if let Some(names) = options["omit_fields"].as_array() {
+        built = built.omit_payload_fields(
+            names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect::<Vec<_>>(),
+        );
+    }
+    built
+}
+
+/// A vector's tool: for the sample type, or built from the vector's JSON Schema.
+#[derive(Clone)]
+pub enum CorpusTool {
+    /// The sample type's tool.
+    Typed(SubmitTool<Sample>),
+    /// A tool built from the vector's `schema`.
+    Schema(SubmitTool<Value>),
+}
+
+/// Runs `$body` with `$tool` bound to the `SubmitTool` inside a [`CorpusTool`], whichever its
+/// response type.
+macro_rules! with_tool {
+    ($corpus:expr, $tool:ident => $body:expr) => {
+        match $corpus {
+            $crate::corpus::CorpusTool::Typed($tool) => $body,
+            $crate::corpus::CorpusTool::Schema($tool) => $body,
+        }
+    };
+}
+pub(crate) use with_tool;
+
+impl CorpusTool {
+    /// The tool the vector's options describe (the reference of the library's entry points).
+    pub fn build(vector: &Vector) -> Result<CorpusTool, String> {
+        let built = options(&vector.options);
+        Ok(match vector.options.get("schema") {
+            Some(schema) => CorpusTool::Schema(
+                SubmitTool::from_json_schema(schema.clone(), built)
+                    .map_err(|e| format!("the vector's schema does not build: {e}"))?,
+            ),
+            None => CorpusTool::Typed(
+                SubmitTool::new(built)
+                    .map_err(|e| format!("the sample tool does not build: {e}"))?,
+            ),
+        })
+    }
+
+    /// The reference verdict: `handle(provider, call)`, serialized as the command line prints
+    /// it.
+    pub fn handle(&self, provider: Provider, call: &Value) -> Value {
+        with_tool!(self, tool => outcome_json(&tool.handle(provider, call)))
+    }
+}
+
+/// The payload schema the command line is given for a vector: its own `schema`, or the sample
+/// type's as the core reflects it.
+pub fn schema_of(vector: &Vector) -> Result<Value, String> {
+    if let Some(schema) = vector.options.get("schema") {
+        return Ok(schema.clone());
+    }
+    let tool = SubmitTool::<Sample>::new(Options::new())
+        .map_err(|e| format!("the sample tool does not build: {e}"))?;
+    Ok(tool.payload_schema().clone())
+}
+
+/// The schema-driven tool of the command line and the MCP server for a vector:
+/// `SubmitTool::<Value>::from_json_schema` on [`schema_of`] with the vector's options (the
+/// reference of those entry points).
+pub fn schema_tool(vector: &Vector) -> Result<SubmitTool<Value>, String> {
+    SubmitTool::from_json_schema(schema_of(vector)?, options(&vector.options))
+        .map_err(|e| format!("the schema tool does not build: {e}"))
+}
+
+/// An outcome as JSON (`Outcome`'s own serialization).
+pub fn outcome_json<T: serde::Serialize>(outcome: &T) -> Value {
+    serde_json::to_value(outcome)
+        .unwrap_or_else(|e| json!({"unserializable outcome": e.to_string()}))
+}
+
+/// The command-line flags that give a tool the vector's options.
+pub fn cli_flags(vector: &Vector) -> Vec<String> {
+    let options = &vector.options;
+    let mut flags = vec!["--payload".to_owned(), vector.payload().to_owned()];
+    let flag = |key: &str| options[key].as_bool().unwrap_or(false);
+    for (key, spelled) in [
+        ("flat", "--flat"),
+        ("omit_reasoning", "--omit-reasoning"),
+        ("strict", "--strict"),
+    ] {
+        if flag(key) {
+            flags.push(spelled.to_owned());
+        }
+    }
+    if let Some(success) = options["success"].as_str() {
+        flags.push("--success".to_owned());
+        flags.push(success.to_owned());
+    }
+    for name in options["omit_fields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        flags.push("--omit-field".to_owned());
+        flags.push(name.to_owned());
+    }
+    flags
+}
+
+/// Checks the reference outcome against the vector's `expected` (a light form of the corpus
+/// runner's check; `tests/test_corpus.rs` runs the full one).
+pub fn check_expected(outcome: &Value, vector: &Vector) -> Vec<String> {
+    let expected = &vector.expected;
+    let mut wrong = Vec::new();
+    let mut differ = |key: &str, got: &Value, want: &Value| {
+        if got != want {
+            wrong.push(format!("{key}: got {got}, want {want}"));
+        }
+    };
+    differ("accepted", &outcome["accepted"], &expected["accepted"]);
+    if outcome["accepted"] != expected["accepted"] {
+        return wrong;
+    }
+    if expected["accepted"] == json!(true) {
+        for key in [
+            "response",
+            "reasoning",
+            "recovery",
+            "recoveries",
+            "tool_result",
+        ] {
+            if let Some(want) = expected.get(key) {
+                differ(key, &outcome[key], want);
+            }
+        }
+        return wrong;
+    }
+    for key in ["class", "cause"] {
+        if let Some(want) = expected.get(key) {
+            differ(key, &outcome[key], want);
+        }
+    }
+    if let Some(want) = expected.get("error") {
+        differ("error", &outcome["tool_result"]["error"], want);
+    }
+    let message = outcome["tool_result"]["error"].as_str().unwrap_or_default();
+    for part in expected["error_contains"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !message.contains(part) {
+            wrong.push(format!("error {message:?} lacks {part:?}"));
+        }
+    }
+    wrong
+}

@@ -1,0 +1,141 @@
+//! The executor's verdict on a decoded answer: the provider's transport reads a body or a
+//! stream, and the executor runs one turn on it with the vector's tool, recorded.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::executor::block_on;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
+use submit_result::agent::{
+    Agent, Execution, Executor, Message, ModelResponse, PartKind, ScriptedModel, Terminal,
+    ToolDefinition,
+};
+use submit_result::{Arguments, Outcome, Provider, StopReason, SubmitTool};
+
+use crate::corpus::outcome_json;
+
+/// The answer as it reached the transport.
+pub enum Answer<'a> {
+    /// A whole JSON body.
+    Body(&'a [u8]),
+    /// An event stream, received in pieces of this many bytes.
+    Stream(&'a [u8], usize),
+}
+
+/// The response the provider's transport reads from `answer` (`decode_body`, or
+/// `decode_stream` over the stream cut into pieces).
+pub fn decode(provider: Provider, answer: Answer<'_>) -> Result<ModelResponse, String> {
+    let decoded = match answer {
+        Answer::Body(body) => match provider {
+            Provider::Claude => Claude::new("claude-sonnet-4-5").decode_body(body),
+            Provider::Gemini => Gemini::new("gemini-2.5-flash").decode_body(body),
+            Provider::OpenAiChat => OpenAiChat::new("gpt-4.1").decode_body(body),
+            Provider::OpenAiResponses => OpenAiResponses::new("gpt-5").decode_body(body),
+        },
+        Answer::Stream(bytes, cut) => {
+            let chunks = bytes.chunks(cut);
+            match provider {
+                Provider::Claude => Claude::new("claude-sonnet-4-5").decode_stream(chunks),
+                Provider::Gemini => Gemini::new("gemini-2.5-flash").decode_stream(chunks),
+                Provider::OpenAiChat => OpenAiChat::new("gpt-4.1").decode_stream(chunks),
+                Provider::OpenAiResponses => OpenAiResponses::new("gpt-5").decode_stream(chunks),
+            }
+        }
+    };
+    decoded.map_err(|e| format!("the {provider} transport refused the answer: {e}"))
+}
+
+/// The submit tool as the executor's terminal, recording every outcome it gives.
+struct Recorder<R> {
+    tool: SubmitTool<R>,
+    seen: Arc<Mutex<Vec<Value>>>,
+}
+
+impl<R> Terminal<R> for Recorder<R>
+where
+    R: DeserializeOwned + Serialize + Send + Sync + 'static,
+{
+    fn name(&self) -> &str {
+        <SubmitTool<R> as Terminal<R>>::name(&self.tool)
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        <SubmitTool<R> as Terminal<R>>::definition(&self.tool)
+    }
+
+    fn payload_schema(&self) -> Value {
+        <SubmitTool<R> as Terminal<R>>::payload_schema(&self.tool)
+    }
+
+    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
+        let outcome = <SubmitTool<R> as Terminal<R>>::handle(&self.tool, arguments, end);
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(outcome_json(&outcome));
+        outcome
+    }
+}
+
+/// What a run on one answer gave.
+pub struct Ran {
+    /// The first outcome the terminal gave.
+    pub outcome: Value,
+    /// What the run committed, as an accepted outcome's fields (`None`: nothing committed).
+    pub committed: Option<Value>,
+    /// Every tool result answered to the model (the run's tool messages).
+    pub answered: Vec<Value>,
+}
+
+/// Runs the executor (one turn) on a model that answers once with `response`, then fails.
+pub fn run<R>(tool: &SubmitTool<R>, response: ModelResponse) -> Result<Ran, String>
+where
+    R: DeserializeOwned + Serialize + Send + Sync + 'static,
+{
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let recorder = Recorder {
+        tool: tool.clone(),
+        seen: Arc::clone(&seen),
+    };
+    let model = ScriptedModel::new().then(response);
+    let executor = Executor::new(Agent::new(model).max_turns(1), recorder)
+        .map_err(|e| format!("the executor does not build: {e}"))?;
+    let result = block_on(executor.run(vec![Message::user("Submit the result.")]));
+    let (committed, history) = match result {
+        Ok(Execution::Committed(done)) => {
+            let committed = json!({
+                "response": outcome_json(&done.response),
+                "reasoning": done.reasoning,
+                "recovery": outcome_json(&done.recovery),
+                "recoveries": outcome_json(&done.recoveries),
+            });
+            (Some(committed), done.messages)
+        }
+        Ok(Execution::Interrupted(response)) => {
+            return Err(format!(
+                "the run was interrupted: {:?}",
+                response.finish_message
+            ))
+        }
+        Err(error) => (None, error.partial.map(|p| p.history()).unwrap_or_default()),
+    };
+    let answered = history
+        .iter()
+        .flat_map(|message| &message.content)
+        .filter_map(|part| match &part.kind {
+            PartKind::ToolResponse(response) => response.output.clone(),
+            _ => None,
+        })
+        .collect();
+    let mut seen = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
+    if seen.is_empty() {
+        return Err("the executor never handed the call to its terminal".to_owned());
+    }
+    Ok(Ran {
+        outcome: seen.remove(0),
+        committed,
+        answered,
+    })
+}

@@ -1,0 +1,189 @@
+//! Which entry points a case applies to: every skip is one of the rules below, each decided
+//! from the case (the provider, its native call, the vector's options), never from a vector's
+//! name; and the count of trials per entry point and of skips per rule.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::Value;
+use submit_result::Provider;
+
+/// A rule that keeps a case away from an entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// See [`shape_error`].
+    ShapeError,
+    /// See [`arguments_absent`].
+    ArgumentsAbsent,
+    /// See [`arguments_not_text`].
+    ArgumentsNotText,
+    /// See [`claude_input_not_object`].
+    ClaudeInputNotObject,
+    /// See [`mcp_takes_no_text`].
+    McpTakesNoText,
+    /// See [`mcp_arguments_not_object`].
+    McpArgumentsNotObject,
+    /// See [`not_openai`].
+    NotOpenAi,
+    /// See [`gemini_has_no_strict`].
+    GeminiHasNoStrict,
+    /// See [`validator_findings`].
+    ValidatorFindings,
+}
+
+impl Rule {
+    /// The rule's name as the counts print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::ShapeError => "shape_error",
+            Rule::ArgumentsAbsent => "arguments_absent",
+            Rule::ArgumentsNotText => "arguments_not_text",
+            Rule::ClaudeInputNotObject => "claude_input_not_object",
+            Rule::McpTakesNoText => "mcp_takes_no_text",
+            Rule::McpArgumentsNotObject => "mcp_arguments_not_object",
+            Rule::NotOpenAi => "not_openai",
+            Rule::GeminiHasNoStrict => "gemini_has_no_strict",
+            Rule::ValidatorFindings => "validator_findings (commit check only)",
+        }
+    }
+}
+
+/// The member holding a call's arguments, `None` when the call has none (or is not an object
+/// in the provider's shape).
+fn arguments(provider: Provider, call: &Value) -> Option<&Value> {
+    match provider {
+        Provider::Claude => call.get("input"),
+        Provider::Gemini => call.get("functionCall").unwrap_or(call).get("args"),
+        Provider::OpenAiChat => call.get("function")?.get("arguments"),
+        Provider::OpenAiResponses => call.get("arguments"),
+    }
+}
+
+/// A call that is not in the provider's shape (`Provider::read_call` refuses it: a `text`
+/// block, an array, a Chat call read as a Responses item) is rejected before its arguments are
+/// read. Only the entry points that take the native call object as it is read that shape
+/// (`handle`, and the command line, which refuses it with the same reason); an answer body or
+/// stream, an MCP call, rig and async-openai carry a call only in its provider's shape.
+pub fn shape_error(provider: Provider, call: &Value) -> bool {
+    provider.read_call(call).is_err()
+}
+
+/// A call without its arguments member (Claude `input`, Chat `function.arguments`, Responses
+/// `arguments`) has no argument text: a Claude, Chat or Responses stream cannot carry it (an
+/// empty text is another call), nor can rig's or async-openai's argument string. Gemini sends
+/// each call whole, so its streams carry absent `args` as they are.
+pub fn arguments_absent(provider: Provider, call: &Value) -> bool {
+    arguments(provider, call).is_none()
+}
+
+/// Chat and Responses carry `arguments` as text: their streams send it in text deltas, rig
+/// passes it on as a string, and async-openai's tool call types hold it as a `String`. A call
+/// whose `arguments` is not a JSON string (an object a gateway decoded) has no such text.
+pub fn arguments_not_text(provider: Provider, call: &Value) -> bool {
+    matches!(provider, Provider::OpenAiChat | Provider::OpenAiResponses)
+        && arguments(provider, call).is_some_and(|arguments| !arguments.is_string())
+}
+
+/// A Claude stream carries `input` as `input_json_delta` text, the JSON text of the block's
+/// input object; an `input` that is not a JSON object (a string, `null`) has no such text.
+pub fn claude_input_not_object(provider: Provider, call: &Value) -> bool {
+    provider == Provider::Claude && arguments(provider, call).is_some_and(|v| !v.is_object())
+}
+
+/// An MCP call's arguments are a JSON object the host has already decoded; OpenAI calls carry
+/// argument text, which is read as text (duplicate members, trailing text, …), so an MCP call
+/// is not the same call.
+pub fn mcp_takes_no_text(provider: Provider) -> bool {
+    matches!(provider, Provider::OpenAiChat | Provider::OpenAiResponses)
+}
+
+/// An MCP call's arguments are a JSON object or absent; a Claude `input` or Gemini `args` that
+/// is anything else (a string, `null`, an array) cannot be sent as MCP arguments.
+pub fn mcp_arguments_not_object(provider: Provider, call: &Value) -> bool {
+    arguments(provider, call).is_some_and(|arguments| !arguments.is_object())
+}
+
+/// The rig tool and the async-openai conversions take OpenAI argument text (rig's tool
+/// argument string, async-openai's Chat and Responses call types); Claude and Gemini calls
+/// are not theirs.
+pub fn not_openai(provider: Provider) -> bool {
+    !matches!(provider, Provider::OpenAiChat | Provider::OpenAiResponses)
+}
+
+/// The command line refuses `--strict` with `--provider gemini` (Gemini has no strict mode),
+/// so a vector with `strict` options has no Gemini command line; the library builds that tool.
+pub fn gemini_has_no_strict(provider: Provider, options: &Value) -> bool {
+    provider == Provider::Gemini && options["strict"].as_bool().unwrap_or(false)
+}
+
+/// The executor's built-in result validator checks an accepted response against the payload
+/// schema (required members aside) before it commits. When it raises findings, the run sends
+/// them back instead of committing: the verdict is still compared, the commit check is not.
+/// Decided when the run ends (the answered tool result holds `findings`), and counted.
+pub fn validator_findings(answered: &[Value]) -> bool {
+    answered
+        .iter()
+        .any(|output| output.get("findings").is_some())
+}
+
+/// The trials made per entry point and the skips per (entry point, rule).
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Trials per entry point.
+    pub trials: BTreeMap<&'static str, usize>,
+    /// Skips per entry point and rule.
+    pub skips: BTreeMap<(&'static str, Rule), usize>,
+}
+
+static COUNTS: Mutex<Counts> = Mutex::new(Counts {
+    trials: BTreeMap::new(),
+    skips: BTreeMap::new(),
+});
+
+fn counts() -> std::sync::MutexGuard<'static, Counts> {
+    COUNTS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Counts one trial of `entry`.
+pub fn count_trial(entry: &'static str) {
+    *counts().trials.entry(entry).or_default() += 1;
+}
+
+/// Counts one case `rule` kept away from `entry`.
+pub fn count_skip(entry: &'static str, rule: Rule) {
+    *counts().skips.entry((entry, rule)).or_default() += 1;
+}
+
+/// The counts as a table.
+pub fn table() -> String {
+    let counts = counts();
+    let mut out = String::from("agreement: trials per entry point\n");
+    for (entry, n) in &counts.trials {
+        out.push_str(&format!("  {entry:<18} {n:>6}\n"));
+    }
+    out.push_str(&format!(
+        "  {:<18} {:>6}\n",
+        "total",
+        counts.trials.values().sum::<usize>()
+    ));
+    out.push_str("agreement: cases skipped per rule (entry point: count)\n");
+    let mut by_rule: BTreeMap<Rule, Vec<(&str, usize)>> = BTreeMap::new();
+    for ((entry, rule), n) in &counts.skips {
+        by_rule.entry(*rule).or_default().push((entry, *n));
+    }
+    for (rule, entries) in by_rule {
+        let total: usize = entries.iter().map(|(_, n)| n).sum();
+        let list: Vec<String> = entries.iter().map(|(e, n)| format!("{e}: {n}")).collect();
+        out.push_str(&format!(
+            "  {:<40} {total:>6}  ({})\n",
+            rule.name(),
+            list.join(", ")
+        ));
+    }
+    out
+}
+
+/// The trials counted for `entry`.
+pub fn trials_of(entry: &str) -> usize {
+    counts().trials.get(entry).copied().unwrap_or(0)
+}

@@ -1,0 +1,534 @@
+//! Every corpus vector gets the same verdict at every entry point.
+//!
+//! The reference is `SubmitTool::handle(provider, &call)` on the vector's native call (with
+//! the tool its options describe; for the command line and the MCP server, which are driven
+//! by a JSON Schema, the tool `SubmitTool::<Value>::from_json_schema` builds from the same
+//! schema). Each other entry point gets the same call its own way, and what it exposes of the
+//! outcome (accepted, response, reasoning, recovery and recoveries, class and cause, the
+//! message the model reads) must be the reference's:
+//!
+//! - `handle[P]`: the reference itself, checked against the vector's `expected`;
+//! - `executor_body[P]`: the provider's whole JSON answer holding the call, read by the
+//!   provider's transport (`decode_body`), then the executor (one turn);
+//! - `executor_stream[P,n]`: the provider's event stream for the same answer (the argument
+//!   text in several deltas), received in pieces of n bytes (`decode_stream`), then the
+//!   executor;
+//! - `cli_parse[P]`: `submit-result parse`, one process per call;
+//! - `cli_triage[P]`: `submit-result triage --out`, one process per tool and provider;
+//! - `mcp[P]`: `submit-result mcp` over stdio, driven by the agent's MCP client;
+//! - `rig[P]`, `async_openai[P]`: the rig tool and the async-openai conversions, on OpenAI
+//!   calls.
+//!
+//! A case an entry point cannot take is skipped by one of the rules of `agreement/rules.rs`,
+//! each decided from the case, never from a vector's name; the counts of trials per entry
+//! point and of skips per rule are printed at the end.
+//!
+//! The command-line entry points need the `submit-result` binary beside this test executable
+//! (`cargo test --workspace --all-features` builds it; alone: `cargo build -p submit-cli
+//! --features mcp`).
+
+#[path = "agreement/cli.rs"]
+mod cli;
+#[path = "agreement/compare.rs"]
+mod compare;
+#[path = "agreement/corpus.rs"]
+mod corpus;
+#[path = "agreement/executor.rs"]
+mod executor;
+#[path = "agreement/mcp.rs"]
+mod mcp;
+#[path = "agreement/openai_types.rs"]
+mod openai_types;
+#[path = "agreement/rig_tool.rs"]
+mod rig_tool;
+#[path = "agreement/rules.rs"]
+mod rules;
+#[path = "agreement/wire.rs"]
+mod wire;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{json, Value};
+use submit_result::{Provider, SubmitTool};
+
+use compare::{agree, ACCEPTED, REJECTED};
+use corpus::{with_tool, CorpusTool, Vector};
+use executor::Answer;
+use rules::{count_skip, count_trial, Rule};
+
+/// The cuts a stream is received in: one byte at a time, and two sizes that fall anywhere.
+const CUTS: [usize; 3] = [1, 7, 61];
+
+/// Every entry point, as trials and counts name them.
+const ENTRIES: [&str; 9] = [
+    "handle",
+    "executor_body",
+    "executor_stream",
+    "cli_parse",
+    "cli_triage",
+    "mcp",
+    "rig",
+    "async_openai",
+    "agreement_trial_counts",
+];
+
+/// Every field an outcome has, accepted or rejected.
+fn all_fields() -> Vec<&'static str> {
+    let mut fields = ACCEPTED.to_vec();
+    fields.extend(REJECTED.iter().filter(|f| !ACCEPTED.contains(f)));
+    fields
+}
+
+/// One (vector, provider, call) case, shared by its trials.
+struct Case {
+    vector: Arc<Vector>,
+    provider: Provider,
+    call: Value,
+    /// The vector's tool (the sample type's, or its schema's).
+    tool: CorpusTool,
+    /// The schema-driven tool of the command line and the MCP server.
+    schema_tool: SubmitTool<Value>,
+}
+
+impl Case {
+    /// The reference verdict of the library's entry points.
+    fn reference(&self) -> Value {
+        self.tool.handle(self.provider, &self.call)
+    }
+
+    /// The reference verdict of the schema-driven entry points.
+    fn schema_reference(&self) -> Value {
+        corpus::outcome_json(&self.schema_tool.handle(self.provider, &self.call))
+    }
+
+    /// A trial named `<vector>::<entry>[<detail>]`.
+    fn trial(
+        self: &Arc<Self>,
+        entry: &'static str,
+        detail: String,
+        run: impl FnOnce(&Case) -> Result<(), String> + Send + 'static,
+    ) -> Trial {
+        count_trial(entry);
+        let case = Arc::clone(self);
+        Trial::test(
+            format!("{}::{entry}[{detail}]", case.vector.name),
+            move || run(&case).map_err(Failed::from),
+        )
+    }
+}
+
+/// The first rule of `rules` (checked in order) that keeps the case away from `entry`,
+/// counted.
+fn skipped(entry: &'static str, rules: &[(bool, Rule)]) -> bool {
+    match rules.iter().find(|(applies, _)| *applies) {
+        Some((_, rule)) => {
+            count_skip(entry, *rule);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The argument text a stream of the case carries (Gemini streams carry the call whole).
+fn streamed_text(case: &Case) -> String {
+    match case.provider {
+        Provider::Claude => case.call["input"].to_string(),
+        Provider::Gemini => String::new(),
+        Provider::OpenAiChat => case.call["function"]["arguments"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        Provider::OpenAiResponses => case.call["arguments"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    }
+}
+
+/// The executor's verdict on `answer` against the reference: the outcome its terminal gave,
+/// the tool result answered to the model, and, when accepted, what the run committed.
+fn executor_agrees(case: &Case, entry: &'static str, answer: Answer<'_>) -> Result<(), String> {
+    let reference = case.reference();
+    let response = executor::decode(case.provider, answer)?;
+    let ran = with_tool!(&case.tool, tool => executor::run(tool, response))?;
+    agree(entry, &reference, &ran.outcome, &all_fields())?;
+    let findings = rules::validator_findings(&ran.answered);
+    if !findings && ran.answered.first() != Some(&ran.outcome["tool_result"]) {
+        return Err(format!(
+            "{entry}: the model was answered {:?}, the outcome's tool result is {}",
+            ran.answered, ran.outcome["tool_result"]
+        ));
+    }
+    match (&ran.committed, ran.outcome["accepted"] == json!(true)) {
+        (Some(committed), true) => {
+            for key in ["response", "reasoning", "recovery", "recoveries"] {
+                if committed[key] != ran.outcome[key] {
+                    return Err(format!(
+                        "{entry}: the run committed {key} {}, the accepted outcome has {}",
+                        committed[key], ran.outcome[key]
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (None, true) if findings => {
+            count_skip(entry, Rule::ValidatorFindings);
+            Ok(())
+        }
+        (None, true) => Err(format!(
+            "{entry}: the call was accepted but the run did not commit; answered {:?}",
+            ran.answered
+        )),
+        (Some(_), false) => Err(format!("{entry}: a rejected call committed")),
+        (None, false) => Ok(()),
+    }
+}
+
+/// The command line's verdict on a call not in the provider's shape: it is refused, naming
+/// the reason the reference's rejection gives.
+fn refusal_agrees(case: &Case, entry: &str, refusal: Option<&str>) -> Result<(), String> {
+    let shape = match case.provider.read_call(&case.call) {
+        Ok(_) => {
+            return Err(format!(
+                "{entry} refused a call in the {} shape: {refusal:?}",
+                case.provider
+            ))
+        }
+        Err(shape) => shape.to_string(),
+    };
+    match refusal {
+        Some(text) if text.contains(&shape) => Ok(()),
+        other => Err(format!(
+            "{entry} gave {other:?} for a call not in the {} shape; the reference says {shape:?}",
+            case.provider
+        )),
+    }
+}
+
+/// The batches the batch entry points share, being filled, by tool (and provider).
+#[derive(Default)]
+struct Batches {
+    /// One `triage` process per tool and provider.
+    triage: BTreeMap<(String, &'static str), TriageSlot>,
+    /// One series of MCP servers per tool.
+    mcp: BTreeMap<String, McpSlot>,
+}
+
+/// A triage batch being filled: its calls (line `n` is case `n - 1`).
+struct TriageSlot {
+    batch: cli::TriageBatch,
+    cases: Vec<Arc<Case>>,
+}
+
+/// An MCP batch being filled: its distinct argument objects, and each case's index into them.
+struct McpSlot {
+    batch: mcp::McpBatch,
+    indices: HashMap<String, usize>,
+    cases: Vec<(usize, Arc<Case>)>,
+}
+
+/// The key of a tool: its schema file and its flags.
+fn tool_key(schema: &Path, flags: &[String]) -> String {
+    format!("{}\u{0}{}", schema.display(), flags.join("\u{0}"))
+}
+
+/// The trials of every case, and the batches they share.
+fn build() -> Result<Vec<Trial>, String> {
+    let vectors = corpus::load()?;
+    let mut trials = Vec::new();
+    let mut batches = Batches::default();
+    for vector in vectors {
+        let tool = CorpusTool::build(&vector)?;
+        let schema_tool = corpus::schema_tool(&vector)?;
+        let schema = cli::schema_file(&corpus::schema_of(&vector)?)?;
+        let flags = corpus::cli_flags(&vector);
+        for (provider, call) in vector.cases.clone() {
+            let case = Arc::new(Case {
+                vector: Arc::clone(&vector),
+                provider,
+                call,
+                tool: tool.clone(),
+                schema_tool: schema_tool.clone(),
+            });
+            trials.extend(case_trials(&case, &schema, &flags, &mut batches));
+        }
+    }
+    for slot in batches.triage.into_values() {
+        trials.extend(triage_trials(slot));
+    }
+    for slot in batches.mcp.into_values() {
+        trials.extend(mcp_trials(slot));
+    }
+    trials.push(Trial::test("agreement_trial_counts", || {
+        let missing: Vec<&str> = ENTRIES
+            .into_iter()
+            .filter(|entry| *entry != "agreement_trial_counts" && rules::trials_of(entry) == 0)
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("no trials for {missing:?}\n{}", rules::table()).into())
+        }
+    }));
+    count_trial("agreement_trial_counts");
+    Ok(trials)
+}
+
+/// The trials of one triage batch, each reading its line of the shared results.
+fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
+    let batch = Arc::new(slot.batch);
+    let mut trials = Vec::new();
+    for (index, case) in slot.cases.into_iter().enumerate() {
+        let batch = Arc::clone(&batch);
+        let line = index as u64 + 1;
+        trials.push(
+            case.trial("cli_triage", case.provider.to_string(), move |case| {
+                let triaged = batch.result()?;
+                if let Some(outcome) = triaged.outcomes.get(&line) {
+                    if case.provider.read_call(&case.call).is_err() {
+                        return Err(format!(
+                            "triage gave an outcome for a call not in the {} shape: {outcome}",
+                            case.provider
+                        ));
+                    }
+                    return agree(
+                        "cli_triage",
+                        &case.schema_reference(),
+                        outcome,
+                        &all_fields(),
+                    );
+                }
+                match triaged.malformed.get(&line) {
+                    Some(reason) => refusal_agrees(case, "cli_triage", Some(reason)),
+                    None if triaged.malformed_count as usize > triaged.malformed.len() => {
+                        Err(format!(
+                    "triage wrote no outcome for line {line}, and its summary lists only the \
+                     first {} of {} malformed lines",
+                    triaged.malformed.len(),
+                    triaged.malformed_count
+                ))
+                    }
+                    None => Err(format!(
+                        "triage wrote no outcome for line {line} and did not count it malformed"
+                    )),
+                }
+            }),
+        );
+    }
+    trials
+}
+
+/// The trials of one MCP batch, each reading its call's answer from the shared results.
+fn mcp_trials(slot: McpSlot) -> Vec<Trial> {
+    let batch = Arc::new(slot.batch);
+    let mut trials = Vec::new();
+    for (index, case) in slot.cases {
+        let batch = Arc::clone(&batch);
+        trials.push(case.trial("mcp", case.provider.to_string(), move |case| {
+            let observed = mcp::observed(&batch.answer(index)?)?;
+            let exposed: &[&str] = if observed["accepted"] == json!(true) {
+                ACCEPTED
+            } else {
+                &["accepted", "tool_result"]
+            };
+            agree("mcp", &case.schema_reference(), &observed, exposed)
+        }));
+    }
+    trials
+}
+
+/// The trials of one case (the batch entry points' cases are added to their batches).
+fn case_trials(
+    case: &Arc<Case>,
+    schema: &Path,
+    flags: &[String],
+    batches: &mut Batches,
+) -> Vec<Trial> {
+    let provider = case.provider;
+    let call = &case.call;
+    let options = &case.vector.options;
+    let mut trials = Vec::new();
+
+    trials.push(case.trial("handle", provider.to_string(), |case| {
+        let wrong = corpus::check_expected(&case.reference(), &case.vector);
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "the reference disagrees with `expected`:\n  {}\noutcome: {}",
+                wrong.join("\n  "),
+                compare::pretty(&case.reference())
+            ))
+        }
+    }));
+
+    let shape_error = rules::shape_error(provider, call);
+    if !skipped("executor_body", &[(shape_error, Rule::ShapeError)]) {
+        trials.push(case.trial("executor_body", provider.to_string(), |case| {
+            let body = wire::body(case.provider, &case.call).to_string();
+            executor_agrees(case, "executor_body", Answer::Body(body.as_bytes()))
+        }));
+    }
+
+    let text_streamed = provider != Provider::Gemini;
+    if !skipped(
+        "executor_stream",
+        &[
+            (shape_error, Rule::ShapeError),
+            (
+                text_streamed && rules::arguments_absent(provider, call),
+                Rule::ArgumentsAbsent,
+            ),
+            (
+                rules::claude_input_not_object(provider, call),
+                Rule::ClaudeInputNotObject,
+            ),
+            (
+                rules::arguments_not_text(provider, call),
+                Rule::ArgumentsNotText,
+            ),
+        ],
+    ) {
+        for cut in CUTS {
+            trials.push(case.trial(
+                "executor_stream",
+                format!("{provider},{cut}"),
+                move |case| {
+                    let stream = wire::stream(case.provider, &case.call, &streamed_text(case));
+                    executor_agrees(
+                        case,
+                        "executor_stream",
+                        Answer::Stream(stream.as_bytes(), cut),
+                    )
+                },
+            ));
+        }
+    }
+
+    let no_strict = rules::gemini_has_no_strict(provider, options);
+    if !skipped("cli_parse", &[(no_strict, Rule::GeminiHasNoStrict)]) {
+        let (schema, flags) = (schema.to_path_buf(), flags.to_vec());
+        trials.push(case.trial(
+            "cli_parse",
+            provider.to_string(),
+            move |case| match cli::parse(case.provider, &schema, &flags, &case.call)? {
+                cli::Parsed::Outcome(outcome) => {
+                    if case.provider.read_call(&case.call).is_err() {
+                        return Err(format!(
+                            "parse printed an outcome for a call not in the {} shape: {outcome}",
+                            case.provider
+                        ));
+                    }
+                    agree(
+                        "cli_parse",
+                        &case.schema_reference(),
+                        &outcome,
+                        &all_fields(),
+                    )
+                }
+                cli::Parsed::Refused(stderr) => refusal_agrees(case, "cli_parse", Some(&stderr)),
+            },
+        ));
+    }
+
+    if !skipped("cli_triage", &[(no_strict, Rule::GeminiHasNoStrict)]) {
+        let key = (tool_key(schema, flags), provider.as_str());
+        let slot = batches.triage.entry(key).or_insert_with(|| TriageSlot {
+            batch: cli::TriageBatch::new(provider, schema.to_path_buf(), flags.to_vec()),
+            cases: Vec::new(),
+        });
+        slot.batch.calls.push(call.clone());
+        slot.cases.push(Arc::clone(case));
+    }
+
+    if !skipped(
+        "mcp",
+        &[
+            (shape_error, Rule::ShapeError),
+            (rules::mcp_takes_no_text(provider), Rule::McpTakesNoText),
+            (
+                rules::mcp_arguments_not_object(provider, call),
+                Rule::McpArgumentsNotObject,
+            ),
+        ],
+    ) {
+        let arguments = match provider {
+            Provider::Gemini => call.get("functionCall").unwrap_or(call).get("args"),
+            _ => call.get("input"),
+        }
+        .and_then(Value::as_object)
+        .cloned();
+        let slot = batches
+            .mcp
+            .entry(tool_key(schema, flags))
+            .or_insert_with(|| McpSlot {
+                batch: mcp::McpBatch::new(schema.to_path_buf(), flags.to_vec()),
+                indices: HashMap::new(),
+                cases: Vec::new(),
+            });
+        let text = serde_json::to_string(&arguments).unwrap_or_default();
+        let next = slot.batch.calls.len();
+        let index = *slot.indices.entry(text).or_insert(next);
+        if index == next {
+            slot.batch.calls.push(arguments);
+        }
+        slot.cases.push((index, Arc::clone(case)));
+    }
+
+    let openai_rules = [
+        (rules::not_openai(provider), Rule::NotOpenAi),
+        (shape_error, Rule::ShapeError),
+        (
+            rules::arguments_absent(provider, call),
+            Rule::ArgumentsAbsent,
+        ),
+        (
+            rules::arguments_not_text(provider, call),
+            Rule::ArgumentsNotText,
+        ),
+    ];
+    if !skipped("rig", &openai_rules) {
+        trials.push(case.trial("rig", provider.to_string(), |case| {
+            let reference = case.reference();
+            let text = streamed_text(case);
+            let observed = with_tool!(&case.tool, tool => rig_tool::call(tool, &text))?;
+            let exposed: &[&str] = if observed["accepted"] == json!(true) {
+                ACCEPTED
+            } else {
+                &["accepted", "tool_result"]
+            };
+            agree("rig", &reference, &observed, exposed)?;
+            rig_tool::check_message(&reference, &observed)
+        }));
+    }
+    if !skipped("async_openai", &openai_rules) {
+        trials.push(case.trial("async_openai", provider.to_string(), |case| {
+            let observed = with_tool!(&case.tool, tool =>
+                openai_types::handle(tool, case.provider, &case.call))?;
+            agree("async_openai", &case.reference(), &observed, &all_fields())
+        }));
+    }
+    trials
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let trials = match build() {
+        Ok(trials) => trials,
+        Err(error) => {
+            eprintln!("test_agreement: cannot build the trials: {error}");
+            cli::remove_workdir();
+            return ExitCode::FAILURE;
+        }
+    };
+    let conclusion = libtest_mimic::run(&args, trials);
+    if !args.list {
+        println!("\n{}", rules::table());
+    }
+    cli::remove_workdir();
+    conclusion.exit_code()
+}
