@@ -151,7 +151,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// Handles a call like [`SubmitTool::handle`], knowing how the turn that carried it ended.
     ///
     /// The last call of a turn that stopped at the output-token limit
-    /// ([`StopReason::OutputLimit`], from [`Provider::turn_end`]) is never accepted, whatever its
+    /// ([`StopReason::OutputLimit`], from [`Provider::stop_reason`]) is never accepted, whatever its
     /// arguments parse to: it is rejected with cause [`ParameterCause::TruncatedCall`] and a
     /// message asking for the complete result, shorter.
     ///

@@ -187,7 +187,7 @@ impl Adapter for MessagesApi {
             .then(|| remote_error(PROVIDER, body))
     }
 
-    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
         parse_response(body)
     }
 }
@@ -321,13 +321,17 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
 }
 
 /// Reads a Messages API answer into a response.
-fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    let content = body
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no content array"))?;
+fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
+    // The blocks are taken out of the body, so a call's arguments move, never copied.
+    let Some(Value::Array(content)) = body.get_mut("content").map(Value::take) else {
+        return Err(TransportError::shape(
+            PROVIDER,
+            "the answer has no content array",
+        ));
+    };
     let mut parts = Vec::new();
-    for block in content {
+    for mut block in content {
+        let input = block.get_mut("input").map(Value::take);
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
         let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("");
         match kind {
@@ -359,14 +363,15 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
                 parts.push(match block.get(STREAMED_INPUT).and_then(Value::as_str) {
                     Some(text) => Part::tool_request_text(name, id, text),
                     // Absent `input` stays absent (`null`), as the call arrived.
-                    None => Part::tool_request(
-                        name,
-                        id,
-                        block.get("input").cloned().unwrap_or(Value::Null),
-                    ),
+                    None => Part::tool_request(name, id, input.unwrap_or(Value::Null)),
                 });
             }
-            _ => parts.push(Part::custom(block.clone())),
+            _ => {
+                if let (Some(input), Some(b)) = (input, block.as_object_mut()) {
+                    b.insert("input".into(), input);
+                }
+                parts.push(Part::custom(block));
+            }
         }
     }
     let finish_reason = match body.get("stop_reason").and_then(Value::as_str) {
@@ -626,7 +631,7 @@ mod tests {
             "stop_reason": "tool_use",
             "usage": {"input_tokens": 3, "output_tokens": 4}
         });
-        let response = parse_response(&answer).unwrap();
+        let response = parse_response(answer).unwrap();
         let messages = convert_messages(&[Message::user("q"), response.message]).unwrap();
         assert_eq!(
             messages[1]["content"][0],

@@ -62,8 +62,9 @@ pub(crate) mod api {
         /// The provider's own error inside an answer that arrived with a success status.
         fn error(body: &Value) -> Option<TransportError>;
 
-        /// An answer's body (received whole or assembled from its stream) as a response.
-        fn decode(body: &Value) -> Result<ModelResponse, TransportError>;
+        /// An answer's body (received whole or assembled from its stream) as a response; it
+        /// takes the body, so a call's arguments move into the response without a copy.
+        fn decode(body: Value) -> Result<ModelResponse, TransportError>;
     }
 }
 
@@ -116,7 +117,7 @@ impl<A: Api> Transport<A> {
         let prepared = self.api.prepare(&self.http, &request, stream.is_some())?;
         let assembler = stream.map(|sink| (sink, A::Assembler::default()));
         let body = http::execute(&self.http, prepared, assembler).await?;
-        decode::<A>(&body)
+        decode::<A>(body)
     }
 
     /// Reads an answer's JSON body already received (a recording, a log) into the response
@@ -126,7 +127,7 @@ impl<A: Api> Transport<A> {
             provider: A::PROVIDER,
             message: format!("the body is not JSON: {e}"),
         })?;
-        decode::<A>(&body)
+        decode::<A>(body)
     }
 
     /// Assembles an answer's event stream already received, in the pieces it came in, into
@@ -142,13 +143,13 @@ impl<A: Api> Transport<A> {
             chunks,
             A::Assembler::default(),
         )?;
-        decode::<A>(&body)
+        decode::<A>(body)
     }
 }
 
 /// A body as a response: the provider's error when it holds one.
-fn decode<A: Api>(body: &Value) -> Result<ModelResponse, TransportError> {
-    if let Some(error) = A::error(body) {
+fn decode<A: Api>(body: Value) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = A::error(&body) {
         return Err(error);
     }
     A::decode(body)

@@ -180,7 +180,7 @@ impl Adapter for GenerateContentApi {
             .map(|e| remote_error(PROVIDER, e))
     }
 
-    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
+    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
         parse_response(body)
     }
 }
@@ -307,7 +307,7 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
 }
 
 /// Reads a `generateContent` answer into a response.
-fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
+fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
     let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
     // `promptTokenCount` includes the cached content; thoughts are output.
     let usage = Usage {
@@ -318,6 +318,16 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
         cache_write_tokens: 0,
         reasoning_tokens: count(usage_meta, "thoughtsTokenCount"),
     };
+    // Each call's `args` moves into its request, never copied.
+    let mut taken: Vec<Option<Value>> = body
+        .pointer_mut("/candidates/0/content/parts")
+        .and_then(Value::as_array_mut)
+        .map(|list| {
+            list.iter_mut()
+                .map(|p| p.pointer_mut("/functionCall/args").map(Value::take))
+                .collect()
+        })
+        .unwrap_or_default();
     let Some(candidate) = body
         .get("candidates")
         .and_then(Value::as_array)
@@ -336,11 +346,12 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
         ));
     };
     let mut parts = Vec::new();
-    for p in candidate
+    for (i, p) in candidate
         .pointer("/content/parts")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .enumerate()
     {
         let mut m = Map::new();
         if let Some(s) = p.get("thoughtSignature") {
@@ -355,7 +366,10 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
                 m.insert("id".into(), json!(true));
             }
             // Absent `args` stay absent (`null`), as the call arrived.
-            let args = call.get("args").cloned().unwrap_or(Value::Null);
+            let args = taken
+                .get_mut(i)
+                .and_then(Option::take)
+                .unwrap_or(Value::Null);
             Part::tool_request(name, id, args)
         } else if let Some(text) = p.get("text").and_then(Value::as_str) {
             if p.get("thought") == Some(&Value::Bool(true)) {
@@ -528,7 +542,7 @@ mod tests {
                 {"functionCall": {"id": "fc-7", "name": "t", "args": {}}}
             ]}, "finishReason": "STOP"}]
         });
-        let response = parse_response(&body).unwrap();
+        let response = parse_response(body).unwrap();
         let answer = Message::new(
             Role::Tool,
             vec![Part::tool_response(

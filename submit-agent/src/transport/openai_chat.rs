@@ -155,8 +155,8 @@ impl Adapter for ChatCompletionsApi {
             .map(|e| remote_error(PROVIDER, e))
     }
 
-    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
-        parse_response(body)
+    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
+        parse_response(&body)
     }
 }
 

@@ -179,8 +179,8 @@ impl Adapter for ResponsesApi {
         })
     }
 
-    fn decode(body: &Value) -> Result<ModelResponse, TransportError> {
-        parse_response(body)
+    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
+        parse_response(&body)
     }
 }
 
