@@ -64,7 +64,7 @@ use rules::{count_skip, count_trial, Rule};
 const CUTS: [usize; 3] = [1, 7, 61];
 
 /// Every entry point, as trials and counts name them.
-const ENTRIES: [&str; 9] = [
+const ENTRIES: [&str; 8] = [
     "handle",
     "executor_body",
     "executor_stream",
@@ -73,7 +73,6 @@ const ENTRIES: [&str; 9] = [
     "mcp",
     "rig",
     "async_openai",
-    "agreement_trial_counts",
 ];
 
 /// Every field an outcome has, accepted or rejected.
@@ -114,9 +113,15 @@ impl Case {
     ) -> Trial {
         count_trial(entry);
         let case = Arc::clone(self);
+        let binary = matches!(entry, "cli_parse" | "cli_triage" | "mcp");
         Trial::test(
             format!("{}::{entry}[{detail}]", case.vector.name),
-            move || run(&case).map_err(Failed::from),
+            move || {
+                run(&case).map_err(|error| match binary {
+                    true => Failed::from(format!("{error}\n{}", cli::REBUILD_HINT)),
+                    false => Failed::from(error),
+                })
+            },
         )
     }
 }
@@ -188,24 +193,35 @@ fn executor_agrees(case: &Case, entry: &'static str, answer: Answer<'_>) -> Resu
     }
 }
 
-/// The command line's verdict on a call not in the provider's shape: it is refused, naming
-/// the reason the reference's rejection gives.
-fn refusal_agrees(case: &Case, entry: &str, refusal: Option<&str>) -> Result<(), String> {
+/// The command line's verdict on a call not in the provider's shape: it refuses the call (no
+/// outcome), naming the reason the reference's rejection gives.
+fn refusal_agrees(case: &Case, entry: &str, refusal: &str) -> Result<(), String> {
     let shape = match case.provider.read_call(&case.call) {
         Ok(_) => {
             return Err(format!(
-                "{entry} refused a call in the {} shape: {refusal:?}",
+                "{entry} refused a call in the {} shape: {refusal}",
                 case.provider
             ))
         }
         Err(shape) => shape.to_string(),
     };
-    match refusal {
-        Some(text) if text.contains(&shape) => Ok(()),
-        other => Err(format!(
-            "{entry} gave {other:?} for a call not in the {} shape; the reference says {shape:?}",
+    let reference = case.schema_reference();
+    let message = reference["tool_result"]["error"]
+        .as_str()
+        .unwrap_or_default();
+    if !message.contains(&shape) {
+        return Err(format!(
+            "the reference's rejection {message:?} does not name the shape error {shape:?}"
+        ));
+    }
+    if refusal.contains(&shape) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{entry} refused a call not in the {} shape with {refusal:?}; the reference's \
+             rejection names {shape:?}",
             case.provider
-        )),
+        ))
     }
 }
 
@@ -263,19 +279,41 @@ fn build() -> Result<Vec<Trial>, String> {
     for slot in batches.mcp.into_values() {
         trials.extend(mcp_trials(slot));
     }
-    trials.push(Trial::test("agreement_trial_counts", || {
-        let missing: Vec<&str> = ENTRIES
-            .into_iter()
-            .filter(|entry| *entry != "agreement_trial_counts" && rules::trials_of(entry) == 0)
-            .collect();
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("no trials for {missing:?}\n{}", rules::table()).into())
-        }
-    }));
+    trials.push(Trial::test("agreement_trial_counts", trial_counts_add_up));
     count_trial("agreement_trial_counts");
     Ok(trials)
+}
+
+/// Every entry point has trials, and each takes every case: a case is a trial (one per cut
+/// for streams) or a skip by a rule.
+fn trial_counts_add_up() -> Result<(), Failed> {
+    let cases = rules::trials_of("handle");
+    let mut wrong = Vec::new();
+    for entry in ENTRIES
+        .into_iter()
+        .filter(|e| *e != "agreement_trial_counts")
+    {
+        let trials = rules::trials_of(entry);
+        let per_case = if entry == "executor_stream" {
+            CUTS.len()
+        } else {
+            1
+        };
+        if trials == 0 {
+            wrong.push(format!("{entry} has no trials"));
+        }
+        if !trials.is_multiple_of(per_case) || trials / per_case + rules::skips_of(entry) != cases {
+            wrong.push(format!(
+                "{entry}: {trials} trials ({per_case} a case) and {} skips for {cases} cases",
+                rules::skips_of(entry)
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\n{}", wrong.join("\n"), rules::table()).into())
+    }
 }
 
 /// The trials of one triage batch, each reading its line of the shared results.
@@ -303,7 +341,7 @@ fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
                     );
                 }
                 match triaged.malformed.get(&line) {
-                    Some(reason) => refusal_agrees(case, "cli_triage", Some(reason)),
+                    Some(reason) => refusal_agrees(case, "cli_triage", reason),
                     None if triaged.malformed_count as usize > triaged.malformed.len() => {
                         Err(format!(
                     "triage wrote no outcome for line {line}, and its summary lists only the \
@@ -430,7 +468,7 @@ fn case_trials(
                         &all_fields(),
                     )
                 }
-                cli::Parsed::Refused(stderr) => refusal_agrees(case, "cli_parse", Some(&stderr)),
+                cli::Parsed::Refused(stderr) => refusal_agrees(case, "cli_parse", &stderr),
             },
         ));
     }

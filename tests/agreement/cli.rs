@@ -10,6 +10,12 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use serde_json::Value;
 use submit_result::Provider;
 
+/// Said with every disagreement of the binary's entry points: the binary is built apart from
+/// this test, so it may predate the library the reference runs.
+pub const REBUILD_HINT: &str = "(the submit-result binary is built apart from this test: if it \
+                                predates the library, rebuild it with `cargo build -p submit-cli \
+                                --features mcp`)";
+
 /// The directory this run writes its schema, input and output files in (removed at the end).
 pub fn workdir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -150,7 +156,11 @@ impl TriageBatch {
     }
 
     /// Runs `submit-result triage --provider P --schema FILE <flags> --input call --out OUT
-    /// --json IN` over every call, one a line.
+    /// --json IN` over every call, one a line. `--input call` reads every line as a bare call
+    /// in the provider's shape, as `parse` reads its call: left to tell each line's shape
+    /// (`auto`), triage reads a line that is also another shape as that one (a JSON array of
+    /// objects as a conversation, `{"type": "message", "content": []}` as an Anthropic
+    /// message), which holds no call.
     fn run(&self) -> Result<Triaged, String> {
         let dir = workdir();
         std::fs::create_dir_all(dir)

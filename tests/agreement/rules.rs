@@ -32,6 +32,19 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in the order the counts list them.
+    pub const ALL: [Rule; 9] = [
+        Rule::ShapeError,
+        Rule::ArgumentsAbsent,
+        Rule::ArgumentsNotText,
+        Rule::ClaudeInputNotObject,
+        Rule::McpTakesNoText,
+        Rule::McpArgumentsNotObject,
+        Rule::NotOpenAi,
+        Rule::GeminiHasNoStrict,
+        Rule::ValidatorFindings,
+    ];
+
     /// The rule's name as the counts print it.
     pub fn name(self) -> &'static str {
         match self {
@@ -167,11 +180,13 @@ pub fn table() -> String {
         counts.trials.values().sum::<usize>()
     ));
     out.push_str("agreement: cases skipped per rule (entry point: count)\n");
-    let mut by_rule: BTreeMap<Rule, Vec<(&str, usize)>> = BTreeMap::new();
-    for ((entry, rule), n) in &counts.skips {
-        by_rule.entry(*rule).or_default().push((entry, *n));
-    }
-    for (rule, entries) in by_rule {
+    for rule in Rule::ALL {
+        let entries: Vec<(&str, usize)> = counts
+            .skips
+            .iter()
+            .filter(|((_, r), _)| *r == rule)
+            .map(|((entry, _), n)| (*entry, *n))
+            .collect();
         let total: usize = entries.iter().map(|(_, n)| n).sum();
         let list: Vec<String> = entries.iter().map(|(e, n)| format!("{e}: {n}")).collect();
         out.push_str(&format!(
@@ -186,4 +201,15 @@ pub fn table() -> String {
 /// The trials counted for `entry`.
 pub fn trials_of(entry: &str) -> usize {
     counts().trials.get(entry).copied().unwrap_or(0)
+}
+
+/// The cases the rules decided before the run kept away from `entry` (every rule but
+/// [`validator_findings`], which is decided when a run ends and skips no trial).
+pub fn skips_of(entry: &str) -> usize {
+    counts()
+        .skips
+        .iter()
+        .filter(|((e, rule), _)| *e == entry && *rule != Rule::ValidatorFindings)
+        .map(|(_, n)| n)
+        .sum()
 }

@@ -14,7 +14,11 @@ use submit_result::Provider;
 
 /// The most bytes of argument text one streamed delta carries: the text arrives in several
 /// deltas, as the providers stream it.
-const DELTA_BYTES: usize = 9;
+const DELTA_BYTES: usize = 16;
+
+/// The most deltas one text is cut into: a longer text (the corpus holds 100 kB ones) gets
+/// longer deltas, so that its stream, received a byte at a time, stays quick to read.
+const MAX_DELTAS: usize = 64;
 
 /// `value` with `key` set to `default` when it is absent or `null` (an object only).
 fn with_default(mut value: Value, key: &str, default: &str) -> Value {
@@ -101,12 +105,14 @@ pub fn body(provider: Provider, call: &Value) -> Value {
     }
 }
 
-/// `text` cut into pieces of at most [`DELTA_BYTES`] bytes, on character boundaries.
+/// `text` cut into pieces of at most [`DELTA_BYTES`] bytes (or, for a text that would take
+/// more than [`MAX_DELTAS`] of them, of a [`MAX_DELTAS`]th of it), on character boundaries.
 pub fn pieces(text: &str) -> Vec<&str> {
+    let size = DELTA_BYTES.max(text.len().div_ceil(MAX_DELTAS));
     let mut out = Vec::new();
     let mut start = 0;
     for (at, ch) in text.char_indices() {
-        if at + ch.len_utf8() - start > DELTA_BYTES && at > start {
+        if at + ch.len_utf8() - start > size && at > start {
             out.push(&text[start..at]);
             start = at;
         }
