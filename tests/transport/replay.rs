@@ -180,7 +180,8 @@ pub struct Holds {
     pub reasoning: String,
     /// Thinking signatures (Anthropic) or thought signatures (Gemini), in order.
     pub signatures: Vec<String>,
-    /// Tool calls: name, id, arguments.
+    /// Tool calls: name, id, and the arguments as they arrived (argument text as a JSON string,
+    /// an arguments object as itself).
     pub calls: Vec<(String, Option<String>, Value)>,
     /// Why the model stopped.
     pub finish: Option<FinishReason>,
@@ -211,11 +212,7 @@ pub fn parsed(wire: Wire, response: &ModelResponse) -> Holds {
         } else if let Some(r) = part.as_reasoning() {
             holds.reasoning.push_str(r);
         } else if let Some(call) = part.as_tool_request() {
-            holds.calls.push((
-                call.name.clone(),
-                call.reference.clone(),
-                call.input.clone(),
-            ));
+            holds.calls.push((call.name.clone(), call.reference.clone(), as_arrived(call)));
         }
     }
     holds
@@ -280,12 +277,16 @@ fn finish_of(wire: Wire, reason: &str) -> FinishReason {
 }
 
 /// Arguments sent as a JSON string, read the way the recording's client reads them.
+/// Argument text as the transports keep it: the text as the model sent it, not decoded.
 fn arguments(text: &str) -> Value {
-    if text.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        serde_json::from_str(text).unwrap()
-    }
+    Value::String(text.to_owned())
+}
+
+/// A decoded call's arguments as they arrived: its text when it came as text, else its value.
+fn as_arrived(call: &submit_result::agent::ToolRequest) -> Value {
+    call.arguments_text
+        .clone()
+        .map_or_else(|| call.input.clone(), Value::String)
 }
 
 /// What a recorded answer holds, computed from the recording itself (for a stream, from its
@@ -685,11 +686,7 @@ pub fn chunked(chunks: &[Chunk]) -> Holds {
         } else if let Some(r) = part.as_reasoning() {
             h.reasoning.push_str(r);
         } else if let Some(call) = part.as_tool_request() {
-            h.calls.push((
-                call.name.clone(),
-                call.reference.clone(),
-                call.input.clone(),
-            ));
+            h.calls.push((call.name.clone(), call.reference.clone(), as_arrived(call)));
         }
     }
     h

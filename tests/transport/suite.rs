@@ -106,8 +106,11 @@ impl<M: Model + 'static> Case<M> {
         let chunks = Arc::new(Mutex::new(Vec::new()));
         let (committed, streamed) = self.run(&server, Some(Arc::clone(&chunks)));
         assert_eq!(committed.response, paris());
+        // A streamed Anthropic call keeps its `input_json_delta` text, where the whole answer
+        // carries the object: the text must read as that object.
         assert_eq!(
-            streamed, plain,
+            as_values(streamed),
+            as_values(plain),
             "streamed answers must parse like the unstreamed ones"
         );
         let chunks = chunks.lock().unwrap().clone();
@@ -203,4 +206,17 @@ impl<M: Model + 'static> Case<M> {
             Err(e) => e.to_string(),
         }
     }
+}
+
+/// The responses with every call's arguments as the value an ordinary tool reads.
+fn as_values(mut responses: Vec<ModelResponse>) -> Vec<ModelResponse> {
+    for response in &mut responses {
+        for part in &mut response.message.content {
+            if let submit_result::agent::PartKind::ToolRequest(r) = &mut part.kind {
+                r.input = r.input_value().into_owned();
+                r.arguments_text = None;
+            }
+        }
+    }
+    responses
 }
