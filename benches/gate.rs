@@ -95,7 +95,9 @@ fn gate(c: &mut Criterion) {
     });
     group.bench_function("claude_through_the_gate", |b| {
         b.iter(|| {
-            let response = claude.decode_body(black_box(claude_body.as_bytes())).unwrap();
+            let response = claude
+                .decode_body(black_box(claude_body.as_bytes()))
+                .unwrap();
             let call = response.message.tool_requests().next().unwrap();
             Terminal::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
         })

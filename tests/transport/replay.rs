@@ -212,7 +212,9 @@ pub fn parsed(wire: Wire, response: &ModelResponse) -> Holds {
         } else if let Some(r) = part.as_reasoning() {
             holds.reasoning.push_str(r);
         } else if let Some(call) = part.as_tool_request() {
-            holds.calls.push((call.name.clone(), call.reference.clone(), as_arrived(call)));
+            holds
+                .calls
+                .push((call.name.clone(), call.reference.clone(), as_arrived(call)));
         }
     }
     holds
@@ -686,7 +688,8 @@ pub fn chunked(chunks: &[Chunk]) -> Holds {
         } else if let Some(r) = part.as_reasoning() {
             h.reasoning.push_str(r);
         } else if let Some(call) = part.as_tool_request() {
-            h.calls.push((call.name.clone(), call.reference.clone(), as_arrived(call)));
+            h.calls
+                .push((call.name.clone(), call.reference.clone(), as_arrived(call)));
         }
     }
     h
