@@ -844,3 +844,175 @@ fn a_rejected_terminal_call_is_traced_with_its_class_cause_and_message() {
     };
     assert_eq!(recoveries, &done.recoveries);
 }
+
+// Recorded answers that stopped at the output-token limit while a tool call was being written
+// (`tests/recordings/PROVENANCE.md`), each read by its transport and gated as the submit tool
+// of the tool the model was calling.
+
+fn recording(path: &str) -> String {
+    let path = format!("{}/tests/recordings/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A submit tool standing in for the recorded tool `name`: its arguments are the payload
+/// (flat), with no reasoning parameter, as the recorded tool took them.
+fn stand_in(name: &str, schema: Value) -> SubmitTool<Value> {
+    let options = Options::new()
+        .tool_name(name.to_owned())
+        .flat_payload(true)
+        .omit_reasoning(true);
+    SubmitTool::from_json_schema(schema, options).unwrap()
+}
+
+/// The outcomes the gate got on `response`, with `others` registered as ordinary tools that
+/// answer `{}`.
+fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelResponse) -> Vec<Value> {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Anything {}
+    let outcomes = Arc::new(Mutex::new(Vec::new()));
+    struct Recording(SubmitTool<Value>, Arc<Mutex<Vec<Value>>>);
+    impl Terminal<Value> for Recording {
+        fn name(&self) -> &str {
+            Terminal::name(&self.0)
+        }
+        fn definition(&self) -> ToolDefinition {
+            Terminal::definition(&self.0)
+        }
+        fn payload_schema(&self) -> Value {
+            Terminal::payload_schema(&self.0)
+        }
+        fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Value> {
+            let outcome = Terminal::handle(&self.0, arguments, end);
+            self.1
+                .lock()
+                .unwrap()
+                .push(serde_json::to_value(&outcome).unwrap());
+            outcome
+        }
+    }
+    let mut agent = Agent::new(ScriptedModel::new().then(response));
+    for name in others {
+        agent = agent.tool(submit_result::agent::Tool::new(
+            *name,
+            "A recorded tool.",
+            |_ctx: submit_result::agent::ToolContext, _input: Value| async move {
+                Ok::<_, submit_result::agent::ToolError>(json!({}))
+            },
+        ));
+    }
+    let executor = Executor::new(agent, Recording(tool, Arc::clone(&outcomes))).unwrap();
+    let _ = block_on(executor.run(vec![Message::user("go")]));
+    let got = outcomes.lock().unwrap().clone();
+    got
+}
+
+#[test]
+fn a_recorded_anthropic_call_answered_as_an_empty_input_at_max_tokens_is_truncated() {
+    let recording: Value = serde_json::from_str(&recording(
+        "claude/should-handle-multiple-tools-in-single-request.json",
+    ))
+    .unwrap();
+    let body = recording[0]["response"].to_string();
+    let response = Claude::new("m").decode_body(body.as_bytes()).unwrap();
+    assert_eq!(
+        response.finish_reason,
+        submit_result::agent::FinishReason::Length
+    );
+    let schema = recording[0]["body"]["tools"][1]["input_schema"].clone();
+    let outcomes = gate_outcomes(
+        stand_in("calculate", schema.clone()),
+        &["get_weather", "web_search"],
+        response,
+    );
+    assert_eq!(outcomes.len(), 1);
+    assert_eq!(outcomes[0]["cause"], "truncated_call", "{}", outcomes[0]);
+    assert_eq!(
+        outcomes[0]["tool_result"]["error"],
+        "the calculate call was cut off at the output-token limit after 2 bytes of arguments; \
+         call calculate again with the complete result and keep it shorter (a brief reasoning, \
+         no repeated content)"
+    );
+    // Read without its stop reason, the empty input would ask for a missing parameter: a
+    // mistake the model did not make.
+    let call = &recording[0]["response"]["content"][2];
+    let unaware = stand_in("calculate", schema).handle(Provider::Claude, call);
+    let error = unaware.error().expect("rejected");
+    assert_eq!(
+        error.cause(),
+        Some(ParameterCause::AbsentOrMistyped),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_recorded_anthropic_stream_cut_in_a_tool_calls_text_is_truncated() {
+    // The file stops after the last event's data line; on the wire a blank line ends it.
+    let stream = recording("claude/incomplete_partial_json_response.txt") + "\n\n";
+    for size in [stream.len(), 1, 7, 61] {
+        let response = Claude::new("m")
+            .decode_stream(stream.as_bytes().chunks(size))
+            .unwrap();
+        let call = response.message.tool_requests().next().unwrap().clone();
+        let text = call
+            .arguments_text
+            .clone()
+            .expect("the streamed text is kept");
+        assert!(text.starts_with("{\"filename\": \"taxes.txt\", \"lines_of_text\": ["));
+        assert!(text.ends_with("\n\"Filing taxes"), "{text:?}");
+        let schema = json!({"type": "object", "properties": {"filename": {"type": "string"},
+            "lines_of_text": {"type": "array", "items": {"type": "string"}}},
+            "required": ["filename", "lines_of_text"]});
+        let outcomes = gate_outcomes(stand_in("make_file", schema), &[], response);
+        assert_eq!(
+            outcomes[0]["cause"], "truncated_call",
+            "in pieces of {size}"
+        );
+        assert_eq!(
+            outcomes[0]["tool_result"]["error"],
+            format!(
+                "the make_file call was cut off at the output-token limit after {} bytes of \
+                 arguments; call make_file again with the complete result and keep it shorter \
+                 (a brief reasoning, no repeated content)",
+                text.len()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
+    let har: Value = serde_json::from_str(&recording(
+        "openai_responses/handles-refusal-for-stream.har",
+    ))
+    .unwrap();
+    let entry = &har["log"]["entries"][0];
+    let stream = entry["response"]["content"]["text"].as_str().unwrap();
+    let sent: Value =
+        serde_json::from_str(entry["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+    let name = "__mirascope_formatted_output_tool__";
+    let schema = sent["tools"][0]["parameters"].clone();
+    for size in [stream.len(), 7, 61] {
+        let response = OpenAiResponses::new("m")
+            .decode_stream(stream.as_bytes().chunks(size))
+            .unwrap();
+        assert_eq!(
+            response.finish_reason,
+            submit_result::agent::FinishReason::Length
+        );
+        let call = response.message.tool_requests().next().unwrap().clone();
+        let text = call
+            .arguments_text
+            .clone()
+            .expect("the argument text is kept");
+        assert!(text.ends_with("how naloxone works and"), "{text:?}");
+        let outcomes = gate_outcomes(stand_in(name, schema.clone()), &[], response);
+        assert_eq!(
+            outcomes[0]["cause"], "truncated_call",
+            "in pieces of {size}"
+        );
+        assert!(outcomes[0]["tool_result"]["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("after {} bytes of arguments", text.len())));
+    }
+}

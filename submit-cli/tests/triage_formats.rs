@@ -581,3 +581,33 @@ fn the_table_lists_truncated_calls_in_their_row_under_parameter() {
     let numbers: Vec<&str> = line.split_whitespace().skip(1).collect();
     assert_eq!(numbers, ["9", "81.82%"], "{table}");
 }
+
+/// A recorded answer (Bedrock's Anthropic Messages, `tests/recordings/claude/` of the facade,
+/// where its provenance is) that stopped at `max_tokens` while writing a `calculate` call,
+/// which Anthropic answered as `"input": {}`: triage reads the body's stop reason and counts
+/// the call as cut, not as a call missing its parameter.
+#[test]
+fn a_recorded_anthropic_answer_cut_at_max_tokens_counts_its_last_call_as_truncated() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/recordings/claude/should-handle-multiple-tools-in-single-request.json");
+    let recording: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let body = &recording[0]["response"];
+    let schema = recording[0]["body"]["tools"][1]["input_schema"].clone();
+    let dir = scratch("recorded-max-tokens");
+    let input = jsonl(&dir, std::slice::from_ref(body));
+    let mut args = recorded_tool("calculate");
+    args[1] = "claude";
+    let run = triage(&dir, &input, schema.clone(), &args);
+    let message = "the calculate call was cut off at the output-token limit after 2 bytes of \
+                   arguments; call calculate again with the complete result and keep it shorter \
+                   (a brief reasoning, no repeated content)";
+    assert_eq!(run.outcomes.len(), 1);
+    assert_eq!(run.outcomes[0]["cause"], "truncated_call");
+    assert_eq!(run.outcomes[0]["tool_result"]["error"], message);
+    // The same body with a normal stop reason: the empty input is a missing parameter.
+    let mut stopped = body.clone();
+    stopped["stop_reason"] = json!("tool_use");
+    let input = jsonl(&dir, &[stopped]);
+    let run = triage(&dir, &input, schema, &args);
+    assert_eq!(run.outcomes[0]["cause"], "absent_or_mistyped");
+}
