@@ -867,8 +867,6 @@ fn stand_in(name: &str, schema: Value) -> SubmitTool<Value> {
 /// The outcomes the gate got on `response`, with `others` registered as ordinary tools that
 /// answer `{}`.
 fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelResponse) -> Vec<Value> {
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct Anything {}
     let outcomes = Arc::new(Mutex::new(Vec::new()));
     struct Recording(SubmitTool<Value>, Arc<Mutex<Vec<Value>>>);
     impl Terminal<Value> for Recording {

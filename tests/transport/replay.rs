@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use submit_result::agent::{
     Agent, Chunk, FinishReason, Message, Model, ModelError, ModelRequest, ModelResponse,
     ModelStream, Part, Usage,
