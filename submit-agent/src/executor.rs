@@ -262,6 +262,13 @@ impl<R> Execution<R> {
 
 /// The loop with a terminal tool: the run ends with the first submit that passes the gate.
 ///
+/// The gate hands each submit call to the terminal in the form it arrived (the argument text
+/// as the model sent it, or the provider's arguments object), with how the turn stopped: the
+/// last call of a turn cut at the output-token limit is never committed. On the last tool
+/// round the agent's `max_turns` allows, the request forces the submit tool (see
+/// [`Agent::max_turns`]); a result committed there is marked
+/// [`forced_by_budget`](Committed::forced_by_budget).
+///
 /// The terminal is normally a `SubmitTool<R>`; any [`Terminal`] works, as here.
 ///
 /// ```

@@ -117,6 +117,10 @@ impl Agent {
     }
 
     /// How many tool rounds a run may take; one more fails with max turns exceeded.
+    ///
+    /// Under an [`Executor`](crate::Executor), the last round's request forces the submit tool
+    /// (or, where the executor may not force it, ends with a user message asking for it), so a
+    /// run out of turns still ends with a result when the model can give one.
     pub fn max_turns(mut self, rounds: usize) -> Self {
         self.max_turns = rounds;
         self
