@@ -15,9 +15,10 @@ use crate::stream::ModelStream;
 /// A provider's API over HTTP: one [`Api`] (what the provider's wire format holds) under the
 /// HTTP model every provider shares (key, base URL, timeout, retries, stream limits).
 ///
-/// Use it through the aliases [`Claude`], [`Gemini`], [`OpenAiChat`] and [`OpenAiResponses`]
-/// (each behind its feature); their own builder methods (`new`, `max_tokens`, …) sit on the
-/// alias, the shared ones here.
+/// Use it through the aliases [`Claude`](super::Claude), [`Gemini`](super::Gemini),
+/// [`OpenAiChat`](super::OpenAiChat) and [`OpenAiResponses`](super::OpenAiResponses) (each
+/// behind its feature); their own builder methods (`new`, `max_tokens`, …) sit on the alias,
+/// the shared ones here.
 #[derive(Clone, Debug)]
 pub struct Transport<A> {
     http: Http,
@@ -26,8 +27,10 @@ pub struct Transport<A> {
 
 /// What one provider's API does its own way: encoding a request, decoding an answer's body,
 /// assembling an event stream into that body, and finding the provider's error in an answer.
-/// Implemented by [`MessagesApi`], [`GenerateContentApi`], [`ChatCompletionsApi`] and
-/// [`ResponsesApi`]; sealed.
+/// Implemented by [`MessagesApi`](super::MessagesApi),
+/// [`GenerateContentApi`](super::GenerateContentApi),
+/// [`ChatCompletionsApi`](super::ChatCompletionsApi) and [`ResponsesApi`](super::ResponsesApi);
+/// sealed.
 pub trait Api: api::Adapter {}
 
 impl<A: api::Adapter> Api for A {}
