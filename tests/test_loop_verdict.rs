@@ -1014,3 +1014,50 @@ fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
             .contains(&format!("after {} bytes of arguments", text.len())));
     }
 }
+
+/// A submit call that waited in an interrupted round is gated after the conversation went
+/// through JSON (a database row between the interrupt and its resume) on the text the model
+/// sent, not on a value decoded from it.
+#[test]
+fn argument_text_survives_a_resume_from_stored_json() {
+    use submit_result::agent::{Resume, Tool, ToolContext, ToolError};
+    let model = ScriptedModel::new()
+        .then_message(vec![
+            Part::tool_request("approve", Some("a".into()), json!({})),
+            Part::tool_request_text("submit_result", Some("s".into()), DUPLICATE),
+        ])
+        .then_message(vec![Part::tool_request_text("submit_result", None, CLEAN)]);
+    let agent = Agent::new(model).tool(Tool::new(
+        "approve",
+        "Asks a person.",
+        |ctx: ToolContext, _input: Value| async move {
+            Err::<Value, ToolError>(ctx.interrupt(json!({"why": "a person checks it"})))
+        },
+    ));
+    let executor = Executor::new(agent, tool()).unwrap();
+    let Execution::Interrupted(paused) =
+        block_on(executor.run(vec![Message::user("go")])).unwrap()
+    else {
+        panic!("the approval interrupts the round");
+    };
+    let stored = serde_json::to_string(&paused.history()).unwrap();
+    let history: Vec<Message> = serde_json::from_str(&stored).unwrap();
+    let held = history
+        .last()
+        .and_then(|m| m.content.iter().find(|p| p.is_interrupt()))
+        .expect("the held call")
+        .clone();
+    let respond = held.to_tool_response(json!({"approved": true})).unwrap();
+    let done = block_on(executor.resume(history, Resume::new().respond(respond)))
+        .unwrap()
+        .committed()
+        .expect("the next submit commits");
+    let TraceStatus::Rejected(error) = &done.trace[0].status else {
+        panic!("{:?}", done.trace);
+    };
+    assert_eq!(
+        error.message(),
+        "failed to parse tool arguments: \"result\" appears twice; send each parameter once"
+    );
+    assert_eq!(done.response.summary, "done");
+}
