@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
-use super::http::{remote_error, Http, Prepared};
+use super::http::remote_error;
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
@@ -98,12 +98,28 @@ impl Transport<MessagesApi> {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
-        self.api.request_body(request, stream)
+        self.api.body(request, stream)
     }
 }
 
-impl MessagesApi {
-    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
+impl Adapter for MessagesApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = Claude::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = Claude::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn url(&self, base_url: &str, _stream: bool) -> String {
+        format!("{base_url}/v1/messages")
+    }
+
+    fn headers(key: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("x-api-key", key.to_owned()),
+            ("anthropic-version", Claude::API_VERSION.to_owned()),
+        ]
+    }
+
+    fn body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert("max_tokens".into(), json!(self.max_tokens));
@@ -156,30 +172,6 @@ impl MessagesApi {
             body.insert("stream".into(), json!(true));
         }
         Ok(Value::Object(body))
-    }
-}
-
-impl Adapter for MessagesApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = Claude::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = Claude::DEFAULT_BASE_URL;
-    type Assembler = Assembler;
-
-    fn prepare(
-        &self,
-        http: &Http,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Prepared, TransportError> {
-        let key = http.key()?;
-        Ok(Prepared {
-            url: format!("{}/v1/messages", http.base_url),
-            headers: vec![
-                ("x-api-key", key.to_owned()),
-                ("anthropic-version", Claude::API_VERSION.to_owned()),
-            ],
-            body: self.request_body(request, stream)?,
-        })
     }
 
     fn error(body: &Value) -> Option<TransportError> {

@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::http::{self, Http};
+use super::http::{self, Http, Prepared};
 use super::sse;
 use super::{ApiKey, Retry, TransportError};
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
@@ -38,7 +38,7 @@ impl<A: api::Adapter> Api for A {}
 pub(crate) mod api {
     use serde_json::Value;
 
-    use super::super::http::{Http, Prepared};
+    use super::super::http::remote_error;
     use super::super::sse::Assemble;
     use super::super::TransportError;
     use crate::model::{ModelRequest, ModelResponse};
@@ -54,16 +54,22 @@ pub(crate) mod api {
         /// Builds the answer's body from its stream events.
         type Assembler: Assemble + Default;
 
-        /// The HTTP call for `request`: URL, headers (the key among them) and JSON body.
-        fn prepare(
-            &self,
-            http: &Http,
-            request: &ModelRequest,
-            stream: bool,
-        ) -> Result<Prepared, TransportError>;
+        /// The endpoint under `base_url`, streamed or not.
+        fn url(&self, base_url: &str, stream: bool) -> String;
 
-        /// The provider's own error inside an answer that arrived with a success status.
-        fn error(body: &Value) -> Option<TransportError>;
+        /// The headers that carry the key (and whatever else the API asks of every call).
+        fn headers(key: &str) -> Vec<(&'static str, String)>;
+
+        /// The JSON body sent for `request`.
+        fn body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError>;
+
+        /// The provider's own error inside an answer that arrived with a success status: by
+        /// default its `error` member.
+        fn error(body: &Value) -> Option<TransportError> {
+            body.get("error")
+                .filter(|e| !e.is_null())
+                .map(|e| remote_error(Self::PROVIDER, e))
+        }
 
         /// An answer's body (received whole or assembled from its stream) as a response; it
         /// takes the body, so a call's arguments move into the response without a copy.
@@ -117,7 +123,12 @@ impl<A: Api> Transport<A> {
         request: ModelRequest,
         stream: Option<ModelStream>,
     ) -> Result<ModelResponse, TransportError> {
-        let prepared = self.api.prepare(&self.http, &request, stream.is_some())?;
+        let streaming = stream.is_some();
+        let prepared = Prepared {
+            url: self.api.url(&self.http.base_url, streaming),
+            headers: A::headers(self.http.key()?),
+            body: self.api.body(&request, streaming)?,
+        };
         let assembler = stream.map(|sink| (sink, A::Assembler::default()));
         let body = http::execute(&self.http, prepared, assembler).await?;
         decode::<A>(body)

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
-use super::http::{remote_error, Http, Prepared};
+use super::http::remote_error;
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
@@ -81,12 +81,30 @@ impl Transport<GenerateContentApi> {
 
     /// The JSON body sent for `request` (the same whether streamed or not).
     pub fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
-        self.api.request_body(request)
+        self.api.body(request, false)
     }
 }
 
-impl GenerateContentApi {
-    fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
+impl Adapter for GenerateContentApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = Gemini::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = Gemini::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn url(&self, base_url: &str, stream: bool) -> String {
+        let method = if stream {
+            "streamGenerateContent?alt=sse"
+        } else {
+            "generateContent"
+        };
+        format!("{base_url}/v1beta/models/{}:{method}", self.model)
+    }
+
+    fn headers(key: &str) -> Vec<(&'static str, String)> {
+        vec![("x-goog-api-key", key.to_owned())]
+    }
+
+    fn body(&self, request: &ModelRequest, _stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         if let Some(system) = system_text(PROVIDER, &request.messages)? {
             body.insert(
@@ -146,38 +164,6 @@ impl GenerateContentApi {
             body.insert("generationConfig".into(), Value::Object(generation));
         }
         Ok(Value::Object(body))
-    }
-}
-
-impl Adapter for GenerateContentApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = Gemini::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = Gemini::DEFAULT_BASE_URL;
-    type Assembler = Assembler;
-
-    fn prepare(
-        &self,
-        http: &Http,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Prepared, TransportError> {
-        let key = http.key()?;
-        let method = if stream {
-            "streamGenerateContent?alt=sse"
-        } else {
-            "generateContent"
-        };
-        Ok(Prepared {
-            url: format!("{}/v1beta/models/{}:{method}", http.base_url, self.model),
-            headers: vec![("x-goog-api-key", key.to_owned())],
-            body: self.request_body(request)?,
-        })
-    }
-
-    fn error(body: &Value) -> Option<TransportError> {
-        body.get("error")
-            .filter(|e| !e.is_null())
-            .map(|e| remote_error(PROVIDER, e))
     }
 
     fn decode(body: Value) -> Result<ModelResponse, TransportError> {

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
-use super::http::{remote_error, Http, Prepared};
+use super::http::remote_error;
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     arguments_text, count, error_text, media_url, mime, nested, output_text, system_text, text_call,
@@ -74,12 +74,25 @@ impl Transport<ChatCompletionsApi> {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
-        self.api.request_body(request, stream)
+        self.api.body(request, stream)
     }
 }
 
-impl ChatCompletionsApi {
-    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
+impl Adapter for ChatCompletionsApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = OpenAiChat::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = OpenAiChat::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn url(&self, base_url: &str, _stream: bool) -> String {
+        format!("{base_url}/v1/chat/completions")
+    }
+
+    fn headers(key: &str) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {key}"))]
+    }
+
+    fn body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         let mut messages = Vec::new();
@@ -126,33 +139,6 @@ impl ChatCompletionsApi {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Ok(Value::Object(body))
-    }
-}
-
-impl Adapter for ChatCompletionsApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiChat::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiChat::DEFAULT_BASE_URL;
-    type Assembler = Assembler;
-
-    fn prepare(
-        &self,
-        http: &Http,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Prepared, TransportError> {
-        let key = http.key()?;
-        Ok(Prepared {
-            url: format!("{}/v1/chat/completions", http.base_url),
-            headers: vec![("authorization", format!("Bearer {key}"))],
-            body: self.request_body(request, stream)?,
-        })
-    }
-
-    fn error(body: &Value) -> Option<TransportError> {
-        body.get("error")
-            .filter(|e| !e.is_null())
-            .map(|e| remote_error(PROVIDER, e))
     }
 
     fn decode(body: Value) -> Result<ModelResponse, TransportError> {

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
-use super::http::{remote_error, Http, Prepared};
+use super::http::remote_error;
 use super::sse::{emit, emit_delta, Assemble, SseEvent};
 use super::wire::{
     append_text, arguments_text, count, error_text, media_url, meta, mime, nested, output_text,
@@ -87,12 +87,25 @@ impl Transport<ResponsesApi> {
         request: &ModelRequest,
         stream: bool,
     ) -> Result<Value, TransportError> {
-        self.api.request_body(request, stream)
+        self.api.body(request, stream)
     }
 }
 
-impl ResponsesApi {
-    fn request_body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
+impl Adapter for ResponsesApi {
+    const PROVIDER: &'static str = PROVIDER;
+    const KEY_VARIABLE: &'static str = OpenAiResponses::API_KEY_VARIABLE;
+    const BASE_URL: &'static str = OpenAiResponses::DEFAULT_BASE_URL;
+    type Assembler = Assembler;
+
+    fn url(&self, base_url: &str, _stream: bool) -> String {
+        format!("{base_url}/v1/responses")
+    }
+
+    fn headers(key: &str) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {key}"))]
+    }
+
+    fn body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError> {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         if let Some(system) = system_text(PROVIDER, &request.messages)? {
@@ -142,27 +155,6 @@ impl ResponsesApi {
             body.insert("stream".into(), json!(true));
         }
         Ok(Value::Object(body))
-    }
-}
-
-impl Adapter for ResponsesApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiResponses::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiResponses::DEFAULT_BASE_URL;
-    type Assembler = Assembler;
-
-    fn prepare(
-        &self,
-        http: &Http,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Prepared, TransportError> {
-        let key = http.key()?;
-        Ok(Prepared {
-            url: format!("{}/v1/responses", http.base_url),
-            headers: vec![("authorization", format!("Bearer {key}"))],
-            body: self.request_body(request, stream)?,
-        })
     }
 
     fn error(body: &Value) -> Option<TransportError> {
