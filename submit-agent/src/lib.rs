@@ -28,8 +28,9 @@
 //!
 //! Read bottom to top: each file uses only the ones listed before it.
 //!
-//! 1. `message/`: the data: `part.rs` messages, parts and interrupt state; `wire.rs` their JSON
-//!    form.
+//! 1. `message/`: the data: `part.rs` messages, parts and interrupt state (a tool request keeps
+//!    its argument text as the model sent it); `chunk.rs` what a stream delivers; `wire.rs`
+//!    their JSON form.
 //! 2. `definition.rs`: a tool's definition as a model sees it.
 //! 3. `stream.rs`: chunks on their way to the caller's sink.
 //! 4. `model.rs`: the model seam: requests, answers, the scripted model.
@@ -45,7 +46,8 @@
 //! 13. `middleware.rs`: soft tool errors and tool approval, built on hooks and the agent's
 //!     options; the loop never names them.
 //! 14. `runtime.rs`, then `mcp.rs` (feature `mcp`) and `transport/` (one feature per
-//!     provider): `wire.rs`, `sse.rs`, `http.rs` under one file per provider.
+//!     provider): `wire.rs`, `sse.rs`, `http.rs`, then `client.rs` (the one transport over
+//!     any provider's `Api`), under one file per provider (its `Api`: request, answer, stream).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
