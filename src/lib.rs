@@ -69,7 +69,8 @@
 pub use submit_core::{
     Accepted, AppliedRecovery, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata,
     MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,
-    Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, UnknownProvider,
+    Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat,
+    UnknownProvider,
 };
 pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 

@@ -44,7 +44,9 @@ pub use metadata::{
     REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
-pub use outcome::{Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected};
+pub use outcome::{
+    Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected, TextFormat,
+};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use stop::StopReason;

@@ -66,6 +66,21 @@ pub enum RecoveryKind {
     StringifiedProperty,
     /// §10.3d: tool-call markup was left at the end of flat string properties.
     ClosingMarkup,
+    /// The call arrived as text in the model's visible turn, in one of the
+    /// [`TextFormat`]s a model template writes (named by [`AppliedRecovery::format`]).
+    CallInText,
+    /// The call arrived as an entry of an invented `multi_tool_use.parallel` wrapper call.
+    ParallelWrapper,
+    /// The arguments were the whole call: `{"name": <the tool>, "arguments": {…}}` (or
+    /// `parameters`, `input`, `args`).
+    WrappedCall,
+    /// Values of the payload below its top level arrived as strings holding the value of the
+    /// type the schema admits (`"90"`, `"true"`, `"[…]"`); `parameters` names each location
+    /// as a JSON Pointer from the payload root.
+    StringifiedValue,
+    /// Enum values arrived in another letter case; `parameters` names each location as a JSON
+    /// Pointer from the payload root.
+    EnumCase,
 }
 
 impl RecoveryKind {
@@ -81,11 +96,16 @@ impl RecoveryKind {
             RecoveryKind::WrappedArguments => "wrapped_arguments",
             RecoveryKind::StringifiedProperty => "stringified_property",
             RecoveryKind::ClosingMarkup => "closing_markup",
+            RecoveryKind::CallInText => "call_in_text",
+            RecoveryKind::ParallelWrapper => "parallel_wrapper",
+            RecoveryKind::WrappedCall => "wrapped_call",
+            RecoveryKind::StringifiedValue => "stringified_value",
+            RecoveryKind::EnumCase => "enum_case",
         }
     }
 
-    /// Every kind, in the order §10.5 lists them.
-    pub const ALL: [RecoveryKind; 9] = [
+    /// Every kind, in the order they are listed here.
+    pub const ALL: [RecoveryKind; 14] = [
         RecoveryKind::Stringified,
         RecoveryKind::ReasoningOpener,
         RecoveryKind::ReasoningMember,
@@ -95,6 +115,67 @@ impl RecoveryKind {
         RecoveryKind::WrappedArguments,
         RecoveryKind::StringifiedProperty,
         RecoveryKind::ClosingMarkup,
+        RecoveryKind::CallInText,
+        RecoveryKind::ParallelWrapper,
+        RecoveryKind::WrappedCall,
+        RecoveryKind::StringifiedValue,
+        RecoveryKind::EnumCase,
+    ];
+}
+
+/// The format of a call a model wrote as text instead of making it: the chat template's own
+/// tool-call syntax, which the inference server's tool parser missed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TextFormat {
+    /// `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (Hermes, Qwen 2.5 and 3).
+    Hermes,
+    /// `<function=NAME><parameter=KEY>VALUE</parameter></function>` (Qwen3-Coder).
+    XmlFunction,
+    /// `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>` (GLM).
+    Glm,
+    /// `[TOOL_CALLS]…` (Mistral).
+    Mistral,
+    /// A whole turn that is one `{"name": …, "parameters": {…}}` object (Llama 3 and 4).
+    LlamaJson,
+    /// `<｜tool▁calls▁begin｜>…` (DeepSeek).
+    Deepseek,
+    /// `<|tool_calls_section_begin|>…` (Kimi).
+    Kimi,
+    /// `to=functions.NAME … <|message|>{…}` (gpt-oss).
+    Harmony,
+    /// `[NAME(k=v, …)]`, or Gemini's `MALFORMED_FUNCTION_CALL` message (Python call syntax).
+    Pythonic,
+}
+
+impl TextFormat {
+    /// The format's name as it is serialized (`hermes`, `xml_function`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextFormat::Hermes => "hermes",
+            TextFormat::XmlFunction => "xml_function",
+            TextFormat::Glm => "glm",
+            TextFormat::Mistral => "mistral",
+            TextFormat::LlamaJson => "llama_json",
+            TextFormat::Deepseek => "deepseek",
+            TextFormat::Kimi => "kimi",
+            TextFormat::Harmony => "harmony",
+            TextFormat::Pythonic => "pythonic",
+        }
+    }
+
+    /// Every format, in the order they are listed here.
+    pub const ALL: [TextFormat; 9] = [
+        TextFormat::Hermes,
+        TextFormat::XmlFunction,
+        TextFormat::Glm,
+        TextFormat::Mistral,
+        TextFormat::LlamaJson,
+        TextFormat::Deepseek,
+        TextFormat::Kimi,
+        TextFormat::Harmony,
+        TextFormat::Pythonic,
     ];
 }
 
@@ -108,13 +189,18 @@ impl From<Recovery> for RecoveryKind {
     }
 }
 
-/// One rule that applied, with the parameters it touched (none for the arguments-level kinds).
+/// One rule that applied, with the parameters it touched (none for the arguments-level kinds;
+/// JSON Pointers from the payload root for the kinds that name values inside it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct AppliedRecovery {
     /// Which rule.
     pub kind: RecoveryKind,
-    /// The parameter names it touched, in schema order.
+    /// The parameter names it touched, in schema order, or the JSON Pointers of the values it
+    /// touched, in document order.
     pub parameters: Vec<String>,
+    /// For [`RecoveryKind::CallInText`]: the format the call was written in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<TextFormat>,
 }
 
 impl AppliedRecovery {
@@ -123,12 +209,25 @@ impl AppliedRecovery {
         AppliedRecovery {
             kind,
             parameters: Vec::new(),
+            format: None,
         }
     }
 
     /// A rule that touched `parameters`.
     pub fn naming(kind: RecoveryKind, parameters: Vec<String>) -> Self {
-        AppliedRecovery { kind, parameters }
+        AppliedRecovery {
+            kind,
+            parameters,
+            format: None,
+        }
+    }
+
+    /// A call read out of the model's text in `format`.
+    pub fn call_in_text(format: TextFormat) -> Self {
+        AppliedRecovery {
+            format: Some(format),
+            ..AppliedRecovery::new(RecoveryKind::CallInText)
+        }
     }
 }
 

@@ -84,17 +84,18 @@ impl Parser<'_> {
         &self,
         arguments: Arguments<'_>,
     ) -> Result<Accepted<R>, SubmitError> {
-        self.parse_with(arguments, true)
+        self.parse_with(arguments, Vec::new(), true)
     }
 
-    /// [`parse`](Self::parse), with the one pass tried first (`one_pass`) or left out. The
-    /// steps alone are the reference the one pass is tested against (`properties.rs`).
+    /// [`parse`](Self::parse), with the one pass tried first (`one_pass`) or left out, after
+    /// the rules already `applied`. The steps alone are the reference the one pass is tested
+    /// against (`properties.rs`).
     fn parse_with<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
+        mut applied: Vec<AppliedRecovery>,
         one_pass: bool,
     ) -> Result<Accepted<R>, SubmitError> {
-        let mut applied = Vec::new();
         // `input`/`args` that arrived as a string is argument text (§10.1).
         let (arguments, encoded) = match arguments {
             Arguments::Value(Value::String(text)) => {
@@ -154,8 +155,15 @@ impl Parser<'_> {
             None => (decode_arguments(arguments)?, None),
         };
         // §10.1e: one wrapper member (only where no other §10.1 rule applied; a reasoning the
-        // one pass read is a member, so the object holds a parameter).
-        if applied.is_empty() && read_reasoning.is_none() {
+        // one pass read is a member, so the object holds a parameter). Where the call was found
+        // counts for nothing here.
+        let found_only = applied.iter().all(|r| {
+            matches!(
+                r.kind,
+                RecoveryKind::CallInText | RecoveryKind::ParallelWrapper
+            )
+        });
+        if found_only && read_reasoning.is_none() {
             let parameters = whole::Parameters {
                 reasoning: !options.omit_reasoning,
                 payload: Some(field),
@@ -293,12 +301,18 @@ impl Parser<'_> {
             RecoveryKind::WrappedArguments => "arguments wrapped in one extra member",
             RecoveryKind::StringifiedProperty => "properties JSON-encoded into strings",
             RecoveryKind::ClosingMarkup => "tool-call markup at the end of string properties",
+            RecoveryKind::CallInText => "a call written as text in the model's turn",
+            RecoveryKind::ParallelWrapper => "a call inside a multi_tool_use.parallel wrapper",
+            RecoveryKind::WrappedCall => "the whole call given as the arguments",
+            RecoveryKind::StringifiedValue => "values inside the payload JSON-encoded into strings",
+            RecoveryKind::EnumCase => "enum values in another letter case",
         };
         tracing::warn!(
             tool = %self.options.tool_name,
             field = %self.options.payload_field_name,
             recovery = rule.kind.as_str(),
             parameters = ?rule.parameters,
+            format = rule.format.map_or("", |f| f.as_str()),
             "recovered submit payload: {how}"
         );
     }

@@ -126,8 +126,8 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
             };
             let as_value = Value::String(text.clone());
             for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-                let with = parser.parse_with::<Value>(arguments, true);
-                let reference = parser.parse_with::<Value>(arguments, false);
+                let with = parser.parse_with::<Value>(arguments, Vec::new(), true);
+                let reference = parser.parse_with::<Value>(arguments, Vec::new(), false);
                 if let Some(difference) = difference(&with, &reference) {
                     return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
                 }
