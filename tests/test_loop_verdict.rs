@@ -1035,8 +1035,7 @@ fn argument_text_survives_a_resume_from_stored_json() {
         },
     ));
     let executor = Executor::new(agent, tool()).unwrap();
-    let Execution::Interrupted(paused) =
-        block_on(executor.run(vec![Message::user("go")])).unwrap()
+    let Execution::Interrupted(paused) = block_on(executor.run(vec![Message::user("go")])).unwrap()
     else {
         panic!("the approval interrupts the round");
     };
