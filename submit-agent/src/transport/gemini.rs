@@ -378,6 +378,14 @@ fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
         };
         parts.push(with_meta(part, NS, m));
     }
+    // A call Gemini could not parse arrives as no parts and a finish message quoting it: that
+    // message is the turn's text, where the model's call still stands.
+    if let (Some("MALFORMED_FUNCTION_CALL"), Some(message)) = (
+        candidate.get("finishReason").and_then(Value::as_str),
+        candidate.get("finishMessage").and_then(Value::as_str),
+    ) {
+        parts.push(Part::text(message));
+    }
     let finish_reason = match candidate.get("finishReason").and_then(Value::as_str) {
         Some("STOP") | None => FinishReason::Stop,
         Some("MAX_TOKENS") => FinishReason::Length,
@@ -399,6 +407,7 @@ pub struct Assembler {
     calls: u64,
     parts: Vec<Value>,
     finish: Option<Value>,
+    finish_message: Option<Value>,
     last: Option<Value>,
 }
 
@@ -486,6 +495,12 @@ impl Assemble for Assembler {
         {
             self.finish = Some(reason.clone());
         }
+        if let Some(message) = candidate
+            .and_then(|c| c.get("finishMessage"))
+            .filter(|m| !m.is_null())
+        {
+            self.finish_message = Some(message.clone());
+        }
         self.last = Some(data);
         // The stream has no end marker: it ends with the body, and `finish` checks a finish
         // reason (or a blocked prompt) arrived.
@@ -509,10 +524,14 @@ impl Assemble for Assembler {
             ));
         };
         let mut body = last;
-        body["candidates"] = json!([{
+        let mut candidate = json!({
             "content": {"role": "model", "parts": self.parts},
             "finishReason": finish,
-        }]);
+        });
+        if let Some(message) = self.finish_message {
+            candidate["finishMessage"] = message;
+        }
+        body["candidates"] = json!([candidate]);
         Ok(body)
     }
 }
@@ -520,6 +539,22 @@ impl Assemble for Assembler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The documented shape of a turn whose call Gemini could not parse (written from the API
+    /// reference: `finishReason` `MALFORMED_FUNCTION_CALL`, the call quoted in
+    /// `finishMessage`, no parts).
+    #[test]
+    fn a_malformed_function_call_keeps_its_finish_message_as_the_turns_text() {
+        let message = "Malformed function call: print(default_api.submit_result(reasoning='r'))";
+        let body = json!({"candidates": [{"content": {"role": "model"},
+            "finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": message}]});
+        let whole = parse_response(body.clone()).unwrap();
+        assert_eq!(whole.message.text(), message);
+        let stream = format!("data: {body}\n\n");
+        let streamed = Gemini::new("m").decode_stream([stream.as_bytes()]).unwrap();
+        assert_eq!(streamed.message.text(), message);
+        assert_eq!(streamed.finish_reason, FinishReason::Other);
+    }
 
     #[test]
     fn call_ids_gemini_issued_go_back_on_call_and_response() {
