@@ -250,6 +250,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             options: &self.inner.options,
             properties: &self.inner.properties,
             validator: self.inner.validator.as_ref(),
+            payload_schema: &self.inner.payload_schema,
             closed: self.inner.closed,
         }
     }

@@ -1,5 +1,7 @@
 //! Step 7: decode the payload object into the response type (or, for a tool built from a JSON
-//! Schema document, validate it against that schema).
+//! Schema document, validate it against that schema). When that fails, the payload is walked
+//! once against the full payload schema (`values.rs`) and, if the walk mended anything, decoded
+//! again; the rejection is otherwise the first decode's.
 
 use std::borrow::Cow;
 
@@ -10,7 +12,9 @@ use serde_json::{Map, Value};
 use super::arguments::RawObject;
 use super::duplicates;
 use super::located::Payload;
-use crate::error::SubmitError;
+use super::values::{self, Top};
+use crate::error::{ErrorClass, SubmitError};
+use crate::outcome::{AppliedRecovery, RecoveryKind};
 use crate::schema::property::Property;
 
 /// What step 7 needs of the tool.
@@ -21,19 +25,66 @@ pub(crate) struct Decode<'t> {
     pub(crate) properties: &'t [Property],
     /// For a tool built from a JSON Schema document: the validator of §9.
     pub(crate) validator: Option<&'t jsonschema::Validator>,
+    /// The full (un-omitted) payload schema, which a payload that did not decode is walked
+    /// against.
+    pub(crate) schema: &'t Value,
+    /// The payload was built from flat properties.
+    pub(crate) flat: bool,
 }
 
 /// Step 7. The message is the same whether the payload came direct, from a string or from
 /// reasoning: serde's text without the position, which differs between those.
+///
+/// A payload that does not decode is walked once: strings that hold a value of the type the
+/// schema admits there, and enum values in another letter case, are mended, and the result is
+/// decoded again. When that decodes, one `stringified_value` entry and then one `enum_case`
+/// entry (each naming its JSON Pointers) are appended to `applied`; otherwise the rejection is
+/// the first decode's, and nothing is recorded.
 pub(crate) fn decode<R: DeserializeOwned>(
     tool: &Decode<'_>,
     payload: Payload<'_>,
+    applied: &mut Vec<AppliedRecovery>,
 ) -> Result<R, SubmitError> {
     let payload = if tool.strict {
         without_optional_nulls(payload, tool.properties)
     } else {
         payload
     };
+    let error = match attempt(tool, &payload) {
+        Ok(response) => return Ok(response),
+        Err(error) if error.class() == ErrorClass::Payload => error,
+        Err(other) => return Err(other),
+    };
+    // The properties a flat payload's own rule replaced are not walked into.
+    let replaced: Vec<String> = applied
+        .iter()
+        .filter(|rule| rule.kind == RecoveryKind::StringifiedProperty)
+        .flat_map(|rule| rule.parameters.iter().cloned())
+        .collect();
+    let top = Top {
+        flat: tool.flat,
+        replaced: &replaced,
+    };
+    let Some((mended, changes)) = values::repaired(&payload, tool.schema, top) else {
+        return Err(error);
+    };
+    let response = attempt(tool, &Payload::Owned(mended)).map_err(|_| error)?;
+    for (kind, pointers) in [
+        (RecoveryKind::StringifiedValue, changes.stringified),
+        (RecoveryKind::EnumCase, changes.folded),
+    ] {
+        if !pointers.is_empty() {
+            applied.push(AppliedRecovery::naming(kind, pointers));
+        }
+    }
+    Ok(response)
+}
+
+/// One decode (or validation) of the payload.
+fn attempt<R: DeserializeOwned>(
+    tool: &Decode<'_>,
+    payload: &Payload<'_>,
+) -> Result<R, SubmitError> {
     match tool.validator {
         Some(validator) => validated(validator, payload),
         None => deserialize(payload),
@@ -48,13 +99,13 @@ fn checked<R: DeserializeOwned>(text: &str) -> Result<R, SubmitError> {
     })
 }
 
-fn deserialize<R: DeserializeOwned>(payload: Payload<'_>) -> Result<R, SubmitError> {
+fn deserialize<R: DeserializeOwned>(payload: &Payload<'_>) -> Result<R, SubmitError> {
     match payload {
-        Payload::Value(value) => R::deserialize(value),
+        Payload::Value(value) => R::deserialize(*value),
         Payload::Owned(value) => R::deserialize(value),
-        Payload::Text(text) => return checked(&text),
+        Payload::Text(text) => return checked(text),
         Payload::Members(members) => R::deserialize(MapDeserializer::<_, serde_json::Error>::new(
-            members.into_iter(),
+            members.iter().copied(),
         )),
     }
     .map_err(|error| SubmitError::payload(failed(&error)))
@@ -74,16 +125,16 @@ fn failed(error: &serde_json::Error) -> String {
 /// §9: full validation against the document's schema, naming the first failing JSON pointer.
 fn validated<R: DeserializeOwned>(
     validator: &jsonschema::Validator,
-    payload: Payload<'_>,
+    payload: &Payload<'_>,
 ) -> Result<R, SubmitError> {
     let value: Cow<'_, Value> = match payload {
-        Payload::Value(value) => Cow::Borrowed(value),
-        Payload::Owned(value) => Cow::Owned(value),
-        Payload::Text(text) => Cow::Owned(checked::<Value>(&text)?),
+        Payload::Value(value) => Cow::Borrowed(*value),
+        Payload::Owned(value) => Cow::Borrowed(value),
+        Payload::Text(text) => Cow::Owned(checked::<Value>(text)?),
         Payload::Members(members) => Cow::Owned(Value::Object(
             members
-                .into_iter()
-                .map(|(name, value)| (name.to_owned(), value.clone()))
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).clone()))
                 .collect(),
         )),
     };
@@ -93,11 +144,7 @@ fn validated<R: DeserializeOwned>(
             error.instance_path().as_str()
         )));
     }
-    match value {
-        Cow::Borrowed(value) => R::deserialize(value),
-        Cow::Owned(value) => R::deserialize(value),
-    }
-    .map_err(|error| SubmitError::payload(failed(&error)))
+    R::deserialize(value.as_ref()).map_err(|error| SubmitError::payload(failed(&error)))
 }
 
 fn is_optional(properties: &[Property], name: &str) -> bool {
@@ -174,9 +221,9 @@ mod tests {
     #[test]
     fn payload_errors_are_identical_for_value_and_text() {
         let value = json!({"summary": 42});
-        let from_value = deserialize::<Sample>(Payload::Value(&value)).unwrap_err();
+        let from_value = deserialize::<Sample>(&Payload::Value(&value)).unwrap_err();
         let text = "{\n  \"summary\": 42}";
-        let from_text = deserialize::<Sample>(Payload::Text(text.into())).unwrap_err();
+        let from_text = deserialize::<Sample>(&Payload::Text(text.into())).unwrap_err();
         assert_eq!(from_value, from_text);
         assert_eq!(
             from_value.message(),
@@ -187,14 +234,15 @@ mod tests {
     #[test]
     fn members_decode_without_cloning() {
         let summary = json!("s");
-        let decoded = deserialize::<Sample>(Payload::Members(vec![("summary", &summary)])).unwrap();
+        let decoded =
+            deserialize::<Sample>(&Payload::Members(vec![("summary", &summary)])).unwrap();
         assert_eq!(decoded.summary, "s");
     }
 
     #[test]
     fn deep_payload_text_hits_the_recursion_limit_cleanly() {
         let text = format!("{{\"summary\":{}", "[".repeat(1 << 20));
-        let error = deserialize::<Value>(Payload::Text(text.into())).unwrap_err();
+        let error = deserialize::<Value>(&Payload::Text(text.into())).unwrap_err();
         assert!(error
             .message()
             .starts_with("failed to decode payload: recursion limit exceeded"));

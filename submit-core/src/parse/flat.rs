@@ -159,8 +159,9 @@ fn advertised<'t>(flat: &Flat<'t>) -> Vec<&'t str> {
 }
 
 /// §10.3a: the value a string holds for a property whose types exclude string, if it holds
-/// exactly one.
-fn destringified(text: &str, types: Types) -> Option<Value> {
+/// exactly one. The same reading applies to a value at any depth of a payload that did not
+/// decode (`values.rs`).
+pub(crate) fn destringified(text: &str, types: Types) -> Option<Value> {
     let trimmed = trim_space(text);
     match trimmed.as_bytes().first() {
         Some(b'{') if types.has(Types::OBJECT) => leading_value(text),

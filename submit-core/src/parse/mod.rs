@@ -21,6 +21,7 @@ mod located;
 mod payload;
 mod reasoning;
 mod recover;
+mod values;
 mod whole;
 
 #[cfg(test)]
@@ -72,6 +73,9 @@ pub(crate) struct Parser<'t> {
     pub(crate) properties: &'t [Property],
     /// For a tool built from a JSON Schema document: the validator of step 7.
     pub(crate) validator: Option<&'t jsonschema::Validator>,
+    /// The full (un-omitted) payload schema: a payload that did not decode is walked against
+    /// it at step 7.
+    pub(crate) payload_schema: &'t Value,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
     /// argument is rejected (SUBMIT.md §10.3c).
     pub(crate) closed: bool,
@@ -224,8 +228,10 @@ impl Parser<'_> {
                     strict: options.strict,
                     properties: self.properties,
                     validator: self.validator,
+                    schema: self.payload_schema,
+                    flat: options.flat_payload,
                 };
-                let response = decode::decode(&tool, located.payload)?;
+                let response = decode::decode(&tool, located.payload, applied)?;
                 (response, located.reasoning, located.recovery)
             }
             Recovered::Decoded(response, recovered, recovery) => {

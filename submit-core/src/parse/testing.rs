@@ -61,13 +61,23 @@ impl TestTool {
             .is_some_and(|schema| schema["additionalProperties"] == Value::Bool(false));
         SubmitTool::from_inner(Inner {
             options: self.options,
-            payload_schema: self.schema.unwrap_or(Value::Null),
+            payload_schema: self.schema.unwrap_or_else(sample_schema),
             properties: self.properties,
             closed,
             definitions: [Value::Null, Value::Null, Value::Null, Value::Null],
             validator,
         })
     }
+}
+
+/// The sample's payload schema, as schemars writes it for `summary: String`,
+/// `blocked: Option<bool>` and `tags: Option<Vec<String>>`.
+fn sample_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {
+        "summary": {"type": "string"},
+        "blocked": {"type": ["boolean", "null"]},
+        "tags": {"type": ["array", "null"], "items": {"type": "string"}}},
+        "required": ["summary"]})
 }
 
 fn property(name: &str, required: bool) -> Property {

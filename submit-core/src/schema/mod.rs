@@ -8,6 +8,7 @@
 pub(crate) mod gemini;
 pub(crate) mod inline;
 mod keywords;
+pub(crate) mod locations;
 pub(crate) mod property;
 pub(crate) mod strict;
 

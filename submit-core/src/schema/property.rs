@@ -24,6 +24,10 @@ pub(crate) struct Property {
 pub(crate) struct Types(u8);
 
 impl Types {
+    /// No type: a schema no value satisfies.
+    pub(crate) const NONE: Types = Types(0);
+    /// Every type: a schema that says nothing of the type.
+    pub(crate) const ALL: Types = Types(127);
     pub(crate) const NULL: Types = Types(1);
     pub(crate) const BOOLEAN: Types = Types(2);
     pub(crate) const INTEGER: Types = Types(4);
@@ -37,12 +41,23 @@ impl Types {
         Types(self.0 | other.0)
     }
 
+    /// The intersection of two sets.
+    pub(crate) fn and(self, other: Types) -> Types {
+        Types(self.0 & other.0)
+    }
+
+    /// The set without the types of `other`.
+    pub(crate) fn without(self, other: Types) -> Types {
+        Types(self.0 & !other.0)
+    }
+
     /// Whether every type of `other` is in the set.
     pub(crate) fn has(self, other: Types) -> bool {
         self.0 & other.0 == other.0
     }
 
-    fn named(name: &str) -> Option<Types> {
+    /// The type a JSON Schema `type` name stands for.
+    pub(crate) fn named(name: &str) -> Option<Types> {
         Some(match name {
             "null" => Types::NULL,
             "boolean" => Types::BOOLEAN,
