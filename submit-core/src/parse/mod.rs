@@ -172,6 +172,7 @@ impl Parser<'_> {
                 reasoning: !options.omit_reasoning,
                 payload: Some(field),
                 properties: self.properties,
+                omitted: &options.omit_payload_fields,
                 flat: options.flat_payload,
             };
             if let Some(inner) = whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
@@ -221,7 +222,8 @@ impl Parser<'_> {
                     applied.push(self.named(recovery));
                 }
                 if let Some(also) = located.also {
-                    applied.push(AppliedRecovery::new(also));
+                    // A fence inside the stringified payload names the payload too.
+                    applied.push(AppliedRecovery::naming(also, vec![field.to_string()]));
                 }
                 // 7. Decode.
                 let tool = decode::Decode {

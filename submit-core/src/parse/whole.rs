@@ -109,16 +109,20 @@ pub(crate) struct Parameters<'t> {
     pub(crate) payload: Option<&'t str>,
     /// Under `flat`: each property and whether it is required.
     pub(crate) properties: &'t [Property],
+    /// Properties the options withhold from the advertised schema: no parameter.
+    pub(crate) omitted: &'t [String],
     pub(crate) flat: bool,
 }
 
 impl Parameters<'_> {
-    /// Whether `name` is an advertised parameter.
+    /// Whether `name` is an advertised parameter (a property the options omit is not).
     pub(crate) fn is_parameter(&self, name: &str) -> bool {
         (self.reasoning && name == REASONING)
             || match self.payload {
                 Some(payload) if !self.flat => name == payload,
-                _ => self.properties.iter().any(|property| property.name == name),
+                _ => self.properties.iter().any(|property| {
+                    property.name == name && !self.omitted.contains(&property.name)
+                }),
             }
     }
 
@@ -263,6 +267,114 @@ mod tests {
             "```json\n[1]\n```",
         ] {
             assert_eq!(found(text), None, "{text:?}");
+        }
+    }
+}
+
+/// The rules through a built tool, in every provider's call shape.
+#[cfg(test)]
+mod through_the_tool {
+    use serde_json::{json, Value};
+
+    use super::super::testing::TestTool;
+    use super::super::tests::call;
+    use crate::error::{ParameterCause, SubmitError};
+    use crate::outcome::{Accepted, AppliedRecovery, RecoveryKind};
+    use crate::provider::Provider;
+    use crate::tool::SubmitTool;
+
+    fn nested() -> SubmitTool<Value> {
+        TestTool::new("analysis").build()
+    }
+
+    fn flat(omitted: &[&str]) -> SubmitTool<Value> {
+        let omitted: Vec<String> = omitted.iter().map(|name| (*name).to_owned()).collect();
+        TestTool::new("analysis")
+            .options(|o| o.flat_payload(true).omit_payload_fields(omitted))
+            .build()
+    }
+
+    /// The outcome of `provider`'s call carrying `arguments` (a string goes as it is: argument
+    /// text for OpenAI, a string `input`/`args` for the others).
+    fn handled(
+        tool: &SubmitTool<Value>,
+        provider: Provider,
+        arguments: &Value,
+    ) -> Result<Accepted<Value>, SubmitError> {
+        let call = match (provider, arguments) {
+            (Provider::OpenAiChat, Value::String(text)) => json!({"id": "c", "type": "function",
+                "function": {"name": "submit_result", "arguments": text}}),
+            (Provider::OpenAiResponses, Value::String(text)) => json!({"type": "function_call",
+                "call_id": "c", "name": "submit_result", "arguments": text}),
+            _ => call(provider, arguments),
+        };
+        tool.handle(provider, &call)
+            .into_result()
+            .map_err(|rejected| rejected.error)
+    }
+
+    fn kinds(accepted: &Accepted<Value>) -> Vec<RecoveryKind> {
+        accepted.recoveries.iter().map(|rule| rule.kind).collect()
+    }
+
+    #[test]
+    fn a_string_input_holding_a_fence_records_stringified_arguments_then_fenced_arguments() {
+        let text = "```json\n{\"reasoning\":\"r\",\"analysis\":{\"summary\":\"s\"}}\n```";
+        for provider in Provider::ALL {
+            let accepted = handled(&nested(), provider, &Value::from(text)).unwrap();
+            assert_eq!(accepted.response, json!({"summary": "s"}));
+            let want: &[RecoveryKind] = match provider {
+                Provider::Claude | Provider::Gemini => &[
+                    RecoveryKind::StringifiedArguments,
+                    RecoveryKind::FencedArguments,
+                ],
+                _ => &[RecoveryKind::FencedArguments],
+            };
+            assert_eq!(kinds(&accepted), want, "{provider}");
+            assert!(accepted.recoveries.iter().all(|r| r.parameters.is_empty()));
+        }
+    }
+
+    #[test]
+    fn a_fence_inside_a_stringified_payload_records_stringified_then_fenced_arguments_both_naming_the_payload(
+    ) {
+        let arguments =
+            json!({"reasoning": "r", "analysis": "```json\n{\"summary\":\"s\"}\n```\n"});
+        for provider in Provider::ALL {
+            let accepted = handled(&nested(), provider, &arguments).unwrap();
+            assert_eq!(accepted.response, json!({"summary": "s"}));
+            let named = |kind| AppliedRecovery::naming(kind, vec!["analysis".into()]);
+            assert_eq!(
+                accepted.recoveries,
+                [
+                    named(RecoveryKind::Stringified),
+                    named(RecoveryKind::FencedArguments)
+                ],
+                "{provider}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrapper_holding_only_advertised_parameters_is_unwrapped() {
+        let arguments = json!({"args": {"reasoning": "r", "summary": "s", "tags": ["a"]}});
+        for tool in [flat(&[]), flat(&["blocked"])] {
+            for provider in Provider::ALL {
+                let accepted = handled(&tool, provider, &arguments).unwrap();
+                assert_eq!(accepted.response, json!({"summary": "s", "tags": ["a"]}));
+                assert_eq!(kinds(&accepted), [RecoveryKind::WrappedArguments]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrapper_holding_a_member_the_options_omit_is_not_unwrapped() {
+        let arguments = json!({"args": {"reasoning": "r", "summary": "s", "tags": ["a"]}});
+        let tool = flat(&["tags"]);
+        for provider in Provider::ALL {
+            let error = handled(&tool, provider, &arguments).unwrap_err();
+            assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
+            assert_eq!(error.message(), "reasoning parameter is required");
         }
     }
 }
