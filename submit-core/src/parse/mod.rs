@@ -158,9 +158,9 @@ impl Parser<'_> {
             Some(read) => read,
             None => (decode_arguments(arguments)?, None),
         };
-        // §10.1e: one wrapper member (only where no other §10.1 rule applied; a reasoning the
-        // one pass read is a member, so the object holds a parameter). Where the call was found
-        // counts for nothing here.
+        // §10.1e: one wrapper member, or beside it §11.4: the whole call as the arguments (only
+        // where no other §10.1 rule applied; a reasoning the one pass read is a member, so the
+        // object holds a parameter). Where the call was found counts for nothing here.
         let found_only = applied.iter().all(|r| {
             matches!(
                 r.kind,
@@ -169,16 +169,29 @@ impl Parser<'_> {
         });
         if found_only && read_reasoning.is_none() {
             let parameters = whole::Parameters {
+                tool: &options.tool_name,
                 reasoning: !options.omit_reasoning,
                 payload: Some(field),
                 properties: self.properties,
                 omitted: &options.omit_payload_fields,
                 flat: options.flat_payload,
             };
-            if let Some(inner) = whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
-                args = inner;
-                read_reasoning = None;
-                applied.push(AppliedRecovery::new(RecoveryKind::WrappedArguments));
+            match whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
+                Some(whole::Unwrapped::Object(inner, kinds)) => {
+                    args = inner;
+                    read_reasoning = None;
+                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
+                }
+                // §11.4: the inner arguments were text, read here as step 1 reads text.
+                Some(whole::Unwrapped::Text(text, kinds)) => {
+                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
+                    let inner = decode_arguments(Arguments::Text(&text))
+                        .map_err(|failure| Failure::Other(failure.into_error()))?;
+                    return self
+                        .after_step_1(&inner, None, applied)
+                        .map_err(Failure::Other);
+                }
+                None => {}
             }
         }
         self.after_step_1(&args, read_reasoning, applied)

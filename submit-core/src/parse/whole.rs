@@ -1,12 +1,13 @@
 //! SUBMIT.md §10.1: the arguments as a whole, read where step 1 (rules a–d) or a later step
-//! (rule e) would otherwise reject.
+//! (rule e) would otherwise reject; beside rule (e), the whole call given as the arguments
+//! (`{"name": <tool>, "arguments": {…}}`), which counts as one of these rules.
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::arguments::{Args, RawObject, Step1};
+use super::arguments::{Args, JsonType, Param, RawObject, Step1};
 use super::closing::leading_object;
 use super::reasoning::{trim_space, REASONING};
 use crate::error::SubmitError;
@@ -102,8 +103,11 @@ pub(crate) fn fenced_object(text: &str) -> Option<&str> {
     inner.get(range)
 }
 
-/// What rule (e) needs of the tool: the advertised parameters and which of them are required.
+/// What rule (e) and the whole call need of the tool: the advertised parameters, which of
+/// them are required, and the tool's name.
 pub(crate) struct Parameters<'t> {
+    /// The tool's name.
+    pub(crate) tool: &'t str,
     pub(crate) reasoning: bool,
     /// The payload parameter (nested), or `None` under `flat`.
     pub(crate) payload: Option<&'t str>,
@@ -146,9 +150,33 @@ impl Parameters<'_> {
     }
 }
 
+/// The arguments a wrapper held, and the kinds recorded for it, in order.
+#[derive(Debug)]
+pub(crate) enum Unwrapped<'a> {
+    /// The inner object, read in place.
+    Object(Args<'a>, Vec<RecoveryKind>),
+    /// The text of the inner object, read from argument text inside the wrapper.
+    Text(String, Vec<RecoveryKind>),
+}
+
+/// Rule (e), else the whole call given as the arguments. `Ok(None)` when neither applies; an
+/// inner object that names a member twice rejects (§10.2).
+pub(crate) fn unwrap<'a>(
+    args: &Args<'a>,
+    parameters: &Parameters<'_>,
+) -> Result<Option<Unwrapped<'a>>, SubmitError> {
+    if let Some(inner) = wrapped_arguments(args, parameters)? {
+        return Ok(Some(Unwrapped::Object(
+            inner,
+            vec![RecoveryKind::WrappedArguments],
+        )));
+    }
+    whole_call(args, parameters)
+}
+
 /// Rule (e): one member that is no parameter, holding every required parameter and nothing
 /// else. `Ok(None)` when the rule does not apply.
-pub(crate) fn unwrap<'a>(
+fn wrapped_arguments<'a>(
     args: &Args<'a>,
     parameters: &Parameters<'_>,
 ) -> Result<Option<Args<'a>>, SubmitError> {
@@ -174,6 +202,70 @@ pub(crate) fn unwrap<'a>(
             Ok(fits.then_some(Args::Raw(inner)))
         }
         _ => Ok(None),
+    }
+}
+
+/// The members that may hold the arguments of a whole call given as the arguments.
+const CALL_ARGUMENTS: [&str; 4] = ["arguments", "parameters", "input", "args"];
+
+/// The whole call as the arguments: exactly two members, `name` (the tool's name) and one of
+/// [`CALL_ARGUMENTS`] holding an object, or argument text that rules (a)–(d) read as one (its
+/// own layer: the kinds they record follow `wrapped_call`); neither member a parameter.
+fn whole_call<'a>(
+    args: &Args<'a>,
+    parameters: &Parameters<'_>,
+) -> Result<Option<Unwrapped<'a>>, SubmitError> {
+    let members = match args {
+        Args::Value(map) => map.len(),
+        Args::Raw(object) => object.members.len(),
+        Args::Empty => 0,
+    };
+    if members != 2 || parameters.is_parameter("name") {
+        return Ok(None);
+    }
+    let named = args
+        .get("name")
+        .and_then(Param::as_str)
+        .is_some_and(|name| name == parameters.tool);
+    let inner = CALL_ARGUMENTS
+        .into_iter()
+        .find_map(|key| Some((key, args.get(key)?)));
+    let (true, Some((key, inner))) = (named, inner) else {
+        return Ok(None);
+    };
+    if parameters.is_parameter(key) {
+        return Ok(None);
+    }
+    let kinds = vec![RecoveryKind::WrappedCall];
+    match (inner, inner.json_type()) {
+        (Param::Value(Value::Object(map)), _) => {
+            Ok(Some(Unwrapped::Object(Args::Value(map), kinds)))
+        }
+        (Param::Raw(raw), JsonType::Object) => {
+            Ok(Some(Unwrapped::Object(Args::Raw(raw_members(raw)?), kinds)))
+        }
+        (_, JsonType::String) => {
+            let text = inner.as_str().unwrap_or_default();
+            call_text(&text, kinds)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Argument text inside a whole call: an object as it is, else what rules (a)–(d) read from
+/// it, their kinds after `kinds`.
+fn call_text(
+    text: &str,
+    mut kinds: Vec<RecoveryKind>,
+) -> Result<Option<Unwrapped<'static>>, SubmitError> {
+    match super::arguments::decode_text(text) {
+        Ok(Args::Raw(_)) => Ok(Some(Unwrapped::Text(text.to_owned(), kinds))),
+        Ok(_) => Ok(None),
+        Err(Step1::Duplicate(error)) => Err(error),
+        Err(Step1::NotAnObject(_)) => Ok(recover(text, true).map(|found| {
+            kinds.extend(found.kinds);
+            Unwrapped::Text(found.object.into_owned(), kinds)
+        })),
     }
 }
 
@@ -375,6 +467,159 @@ mod through_the_tool {
             let error = handled(&tool, provider, &arguments).unwrap_err();
             assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
             assert_eq!(error.message(), "reasoning parameter is required");
+        }
+    }
+
+    fn clean() -> Value {
+        json!({"reasoning": "r", "analysis": {"summary": "s"}})
+    }
+
+    #[test]
+    fn wrapped_call_with_an_object_is_unwrapped_under_each_member_name() {
+        for key in ["arguments", "parameters", "input", "args"] {
+            let arguments = json!({"name": "submit_result", key: clean()});
+            for provider in Provider::ALL {
+                let accepted = handled(&nested(), provider, &arguments).unwrap();
+                assert_eq!(accepted.response, json!({"summary": "s"}));
+                assert_eq!(accepted.reasoning, "r");
+                assert_eq!(
+                    accepted.recoveries,
+                    [AppliedRecovery::new(RecoveryKind::WrappedCall)],
+                    "{key} {provider}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wrapped_call_reads_its_argument_text_as_its_own_layer() {
+        let text = clean().to_string();
+        for (inner, after) in [
+            (text.clone(), vec![]),
+            (format!(" {text}\n"), vec![]),
+            (
+                format!("{text}}}</invoke>"),
+                vec![RecoveryKind::TrailingClosers],
+            ),
+            (
+                format!("```json\n{text}\n```"),
+                vec![RecoveryKind::FencedArguments],
+            ),
+            (
+                Value::from(text.clone()).to_string(),
+                vec![RecoveryKind::StringifiedArguments],
+            ),
+        ] {
+            let arguments = json!({"arguments": inner, "name": "submit_result"});
+            for provider in Provider::ALL {
+                let accepted = handled(&nested(), provider, &arguments).unwrap();
+                assert_eq!(accepted.response, json!({"summary": "s"}), "{inner:?}");
+                let mut want = vec![RecoveryKind::WrappedCall];
+                want.extend(after.iter().copied());
+                assert_eq!(kinds(&accepted), want, "{inner:?} {provider}");
+            }
+        }
+    }
+
+    #[test]
+    fn wrapped_call_of_another_tool_or_with_more_members_or_no_object_is_not_unwrapped() {
+        for arguments in [
+            json!({"name": "other_tool", "arguments": clean()}),
+            json!({"name": "Submit_Result", "arguments": clean()}),
+            json!({"name": "submit_result", "arguments": clean(), "id": "call_1"}),
+            json!({"name": "submit_result", "function": clean()}),
+            json!({"name": ["submit_result"], "arguments": clean()}),
+            json!({"name": "submit_result", "arguments": null}),
+            json!({"name": "submit_result", "arguments": [clean()]}),
+            json!({"name": "submit_result", "arguments": "null"}),
+            json!({"name": "submit_result", "arguments": "{\"reasoning\": \"r\"} and more"}),
+        ] {
+            for provider in Provider::ALL {
+                let error = handled(&nested(), provider, &arguments).unwrap_err();
+                assert_eq!(
+                    error.message(),
+                    "reasoning parameter is required",
+                    "{arguments}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wrapped_call_whose_member_is_a_parameter_is_not_unwrapped() {
+        let arguments = json!({"name": "submit_result", "input": {"summary": "s"}});
+        let tool: SubmitTool<Value> = TestTool::new("input")
+            .options(|o| o.omit_reasoning(true))
+            .build();
+        let accepted = handled(&tool, Provider::Claude, &arguments).unwrap();
+        assert_eq!(accepted.response, json!({"summary": "s"}));
+        assert!(accepted.recoveries.is_empty());
+        let tool: SubmitTool<Value> = TestTool::new("analysis")
+            .options(|o| o.flat_payload(true).omit_reasoning(true))
+            .properties(&[("name", true), ("args", false)])
+            .build();
+        let accepted = handled(
+            &tool,
+            Provider::Claude,
+            &json!({"name": "submit_result",
+            "args": {"name": "x"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            accepted.response,
+            json!({"name": "submit_result", "args": {"name": "x"}})
+        );
+        assert!(accepted.recoveries.is_empty());
+    }
+
+    #[test]
+    fn wrapped_call_applies_where_the_tool_has_no_required_parameter() {
+        let tool: SubmitTool<Value> = TestTool::new("analysis")
+            .options(|o| o.flat_payload(true).omit_reasoning(true))
+            .properties(&[("note", false)])
+            .build();
+        let arguments = json!({"name": "submit_result", "parameters": {"note": "x"}});
+        for provider in Provider::ALL {
+            let accepted = handled(&tool, provider, &arguments).unwrap();
+            assert_eq!(accepted.response, json!({"note": "x"}));
+            assert_eq!(kinds(&accepted), [RecoveryKind::WrappedCall]);
+        }
+    }
+
+    #[test]
+    fn wrapped_call_is_not_read_after_closers_nor_inside_a_string_input() {
+        let wrapped = json!({"name": "submit_result", "arguments": clean()}).to_string();
+        for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
+            let text = Value::from(format!("{wrapped}}}"));
+            let error = handled(&nested(), provider, &text).unwrap_err();
+            assert_eq!(error.message(), "reasoning parameter is required");
+        }
+        for provider in [Provider::Claude, Provider::Gemini] {
+            let error = handled(&nested(), provider, &Value::from(wrapped.clone())).unwrap_err();
+            assert_eq!(error.message(), "reasoning parameter is required");
+        }
+    }
+
+    #[test]
+    fn wrapped_call_holding_a_member_twice_is_rejected() {
+        let inner = r#"{"reasoning":"a","analysis":{"summary":"s"},"reasoning":"b"}"#;
+        for arguments in [
+            json!({"name": "submit_result", "arguments": inner}),
+            Value::from(format!(r#"{{"name":"submit_result","arguments":{inner}}}"#)),
+        ] {
+            for provider in Provider::ALL {
+                if arguments.is_string() && matches!(provider, Provider::Claude | Provider::Gemini)
+                {
+                    continue;
+                }
+                let error = handled(&nested(), provider, &arguments).unwrap_err();
+                assert_eq!(error.cause(), Some(ParameterCause::UndecodableArguments));
+                assert_eq!(
+                    error.message(),
+                    "failed to parse tool arguments: \"reasoning\" appears twice; send each \
+                     parameter once"
+                );
+            }
         }
     }
 }
