@@ -66,6 +66,7 @@
 
 #![forbid(unsafe_code)]
 
+pub use submit_core::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use submit_core::{
     Accepted, AppliedRecovery, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata,
     MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,

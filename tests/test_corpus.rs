@@ -1,7 +1,10 @@
 //! The corpus of model-mistake vectors (`tests/corpus/*.json`), each run through all four
-//! providers' call shapes with the public API.
+//! providers' call shapes with the public API (a model's text turn and an invented wrapper's
+//! arguments through their own entry points).
 
-use submit_result::{Options, Provider, SubmitTool, Trace};
+use submit_result::{
+    parallel_entries, Arguments, Options, Provider, StopReason, SubmitTool, Trace,
+};
 
 const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 

@@ -22,7 +22,10 @@
 //!    `parse/mod.rs` calling them in the order of SUBMIT.md §5 and §10 on a `Parser`: what
 //!    they read of the tool (options, property table, validator), handed over by `tool.rs`.
 //!    The one pass is a shortcut the steps alone are tested against, call for call.
-//! 9. `trace.rs`, `tool.rs`: the trace, and [`SubmitTool`], built once, handling calls.
+//! 9. `parse/text/`: calls a model wrote as text instead of making them, found and read per
+//!    form; `parse/wrapper.rs`: the entries of an invented `multi_tool_use.parallel` call. Both
+//!    hand what they read to the `Parser`, recording where the call was found first.
+//! 10. `trace.rs`, `tool.rs`: the trace, and [`SubmitTool`], built once, handling calls.
 
 #![forbid(unsafe_code)]
 
@@ -47,6 +50,7 @@ pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{
     Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected, TextFormat,
 };
+pub use parse::wrapper::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use stop::StopReason;

@@ -1,20 +1,29 @@
 // The corpus runner, shared by `tests/test_corpus.rs` (through the public API) and the parser's
 // unit tests in `submit-core` (through a tool built directly). The including module provides
-// `Sample`, `SubmitTool`, `Provider`, `Trace`, `Options`, `CORPUS_DIR` and `build_tool`.
+// `Sample`, `SubmitTool`, `Provider`, `Trace`, `Options`, `StopReason`, `Arguments`,
+// `parallel_entries`, `CORPUS_DIR` and `build_tool`.
 //
 // Each file in the corpus is a JSON array of vectors:
-// `{name, source?, options?, arguments | arguments_text | (call, providers), expected}`.
+// `{name, source?, options?, arguments | arguments_text | (call, providers) | text | wrapper,
+// stop?, provider?, expected}`.
 // `source` (`{url, what}`, where a real report showed the mistake) is not read here.
-// `options` holds `payload`, `flat`, `omit_reasoning`, `strict`, `success`, `omit_fields` and
-// `schema`: a JSON Schema document, for a tool built from it (`SubmitTool::<Value>::
-// from_json_schema`) instead of the sample type.
+// `options` holds `name` (the tool's name, `submit_result` by default, so that a real text calling
+// `get_weather` replays against a stand-in tool of that name), `payload`, `flat`,
+// `omit_reasoning`, `strict`, `success`, `omit_fields` and `schema`: a JSON Schema document, for
+// a tool built from it (`SubmitTool::<Value>::from_json_schema`) instead of the sample type.
 // `arguments` runs through all four providers (an object for Claude and Gemini, a JSON string
 // for OpenAI); `arguments_text` is OpenAI argument text as sent; `call` is a native call object
-// for the listed providers. `expected` holds `accepted` and, as needed, `response`,
-// `reasoning`, `recovery`, `recoveries` (the array of `{kind, parameters}`; an accepted vector
-// without it must have none), `tool_result`, `class`, `cause`, `error` (the exact message the
-// model reads), `error_contains`, `trace` (the exact trace text), `trace_contains`,
-// `trace_lacks`.
+// for the listed providers. `text` is a model's visible text turn, run through
+// `SubmitTool::handle_text`; `wrapper` is the arguments of a `multi_tool_use.parallel` call (an
+// object, or a string holding its text), read by `parallel_entries`, whose one entry of the tool
+// goes through `SubmitTool::handle_parallel_entry` (no entry of the tool: not found; two or more:
+// the wrapper is declined). For both, `stop` is how the turn ended in `provider`'s spelling (any
+// provider's when none is named); under the output-token limit a wrapper's entry is cut only
+// when it is the wrapper's last. `expected` holds `accepted` and, as needed, `found` (`false`:
+// no call of the tool was found), `response`, `reasoning`, `recovery`, `recoveries` (the array of
+// `{kind, parameters}`, with `format` on `call_in_text`; an accepted vector without it must have
+// none), `tool_result`, `class`, `cause`, `error` (the exact message the model reads),
+// `error_contains`, `trace` (the exact trace text), `trace_contains`, `trace_lacks`.
 
 use serde_json::{json, Value};
 
@@ -176,6 +185,7 @@ enum CorpusTool {
 fn corpus_options(options: &Value) -> Options {
     let flag = |key: &str| options[key].as_bool().unwrap_or(false);
     let mut built = Options::new()
+        .tool_name(options["name"].as_str().unwrap_or("submit_result").to_owned())
         .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
         .flat_payload(flag("flat"))
         .omit_reasoning(flag("omit_reasoning"))
@@ -196,6 +206,83 @@ fn corpus_tool(options: &Value) -> CorpusTool {
                 .expect("the vector's schema builds"),
         ),
         None => CorpusTool::Typed(build_tool(corpus_options(options))),
+    }
+}
+
+/// How the turn of a `text` or `wrapper` vector ended: `stop` in `provider`'s spelling, or in
+/// any provider's when none is named.
+fn corpus_stop(vector: &Value) -> StopReason {
+    let Some(stop) = vector["stop"].as_str() else {
+        return StopReason::Complete;
+    };
+    let providers: Vec<Provider> = match vector["provider"].as_str() {
+        Some(name) => vec![name.parse::<Provider>().expect("a provider's name")],
+        None => Provider::ALL.to_vec(),
+    };
+    if providers
+        .into_iter()
+        .any(|provider| provider.stop_reason(stop) == StopReason::OutputLimit)
+    {
+        StopReason::OutputLimit
+    } else {
+        StopReason::Complete
+    }
+}
+
+/// A rejection of the `multi_tool_use.parallel` wrapper, as the command-line tool prints it.
+fn corpus_wrapper_declined(message: &str) -> Value {
+    json!({"accepted": false, "class": "parameter", "cause": "undecodable_arguments",
+           "trace_error": format!("parameter error: {message}"), "tool_result": {"error": message}})
+}
+
+/// The outcome of a `text` or `wrapper` vector for one tool, as the command-line tool prints
+/// it; `None` when no call of the tool was found.
+fn corpus_found<R: serde::de::DeserializeOwned + serde::Serialize>(
+    tool: &SubmitTool<R>,
+    vector: &Value,
+) -> Option<Value> {
+    let stop = corpus_stop(vector);
+    let outcome = if let Some(text) = vector.get("text") {
+        let text = text.as_str().expect("a text vector's text is a string");
+        tool.handle_text(text, stop)?
+    } else {
+        let arguments = match &vector["wrapper"] {
+            Value::String(text) => Arguments::Text(text),
+            other => Arguments::Value(other),
+        };
+        let entries = match parallel_entries(arguments) {
+            Ok(entries) => entries,
+            Err(message) => return Some(corpus_wrapper_declined(&message)),
+        };
+        let mut of_tool = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.name == tool.name());
+        let (at, entry) = of_tool.next()?;
+        if of_tool.next().is_some() {
+            return Some(corpus_wrapper_declined(
+                "multi_tool_use.parallel is not a tool; call each tool directly",
+            ));
+        }
+        let last = at + 1 == entries.len();
+        let stop = if last { stop } else { StopReason::Complete };
+        tool.handle_parallel_entry(&entry.parameters, stop)
+    };
+    Some(serde_json::to_value(outcome).unwrap())
+}
+
+/// Checks a `text` or `wrapper` vector; the mismatches.
+fn corpus_check_found(tool: &CorpusTool, vector: &Value, success: &str, payload: &str) -> Vec<String> {
+    let outcome = match tool {
+        CorpusTool::Typed(tool) => corpus_found(tool, vector),
+        CorpusTool::Schema(tool) => corpus_found(tool, vector),
+    };
+    let expected = &vector["expected"];
+    match (outcome, expected.get("found") == Some(&json!(false))) {
+        (None, true) => Vec::new(),
+        (Some(outcome), true) => vec![format!("found a call, want none: {outcome}")],
+        (None, false) => vec!["found no call".to_owned()],
+        (Some(outcome), false) => corpus_check(&outcome, expected, success, payload),
     }
 }
 
@@ -225,6 +312,14 @@ fn run_corpus() -> usize {
                 .as_str()
                 .unwrap_or("Result submitted successfully.");
             let tool = corpus_tool(&options);
+            let payload = options["payload"].as_str().unwrap_or("analysis");
+            if vector.get("text").is_some() || vector.get("wrapper").is_some() {
+                let wrong = corpus_check_found(&tool, vector, success, payload);
+                if !wrong.is_empty() {
+                    failures.push(format!("{name}:\n    {}", wrong.join("\n    ")));
+                }
+                continue;
+            }
             for (provider, call) in corpus_cases(vector) {
                 let mut trace = Trace::new();
                 let outcome = match &tool {
@@ -236,7 +331,6 @@ fn run_corpus() -> usize {
                     }
                 }
                 .unwrap();
-                let payload = options["payload"].as_str().unwrap_or("analysis");
                 let mut wrong = corpus_check(&outcome, &vector["expected"], success, payload);
                 let records = trace.calls();
                 let rejected = outcome["accepted"] == json!(false);

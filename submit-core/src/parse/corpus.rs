@@ -4,8 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::testing::TestTool;
+use super::wrapper::parallel_entries;
+use super::Arguments;
 use crate::options::Options;
 use crate::provider::Provider;
+use crate::stop::StopReason;
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
 

@@ -21,8 +21,10 @@ mod located;
 mod payload;
 mod reasoning;
 mod recover;
+pub(crate) mod text;
 mod values;
 mod whole;
+pub(crate) mod wrapper;
 
 #[cfg(test)]
 mod corpus;
@@ -89,6 +91,17 @@ impl Parser<'_> {
         arguments: Arguments<'_>,
     ) -> Result<Accepted<R>, SubmitError> {
         self.parse_with(arguments, Vec::new(), true)
+    }
+
+    /// [`parse`](Self::parse) for a call found where calls do not arrive (written as text, or
+    /// an entry of an invented wrapper): `found` is recorded first, and every rule applies
+    /// after it.
+    pub(crate) fn parse_found<R: DeserializeOwned>(
+        &self,
+        arguments: Arguments<'_>,
+        found: AppliedRecovery,
+    ) -> Result<Accepted<R>, SubmitError> {
+        self.parse_with(arguments, vec![found], true)
     }
 
     /// [`parse`](Self::parse), with the one pass tried first (`one_pass`) or left out, after
