@@ -1,6 +1,7 @@
 //! The seeds each target starts from, beside its saved corpus: built-in inputs, every vector
-//! of the parser's corpus (`tests/corpus/`), and every recorded provider answer
-//! (`tests/recordings/`), framed as the providers frame their streams.
+//! of the parser's corpus (`tests/corpus/`: arguments, calls, model texts and wrappers), and
+//! every recorded provider answer (`tests/recordings/`), framed as the providers frame their
+//! streams.
 
 use std::path::{Path, PathBuf};
 
@@ -46,6 +47,7 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         "stream" => streams(),
         "triage" => triage(),
         "mcp" => mcp(),
+        "text" => texts().into_iter().map(String::into_bytes).collect(),
         _ => Vec::new(),
     }
 }
@@ -92,6 +94,69 @@ fn arguments() -> Vec<String> {
             }
             if let Some(call) = vector.get("call") {
                 seeds.push(call.to_string());
+            }
+        }
+    }
+    seeds
+}
+
+/// Model texts: a clean call of the submit tool in each of the nine forms (and of
+/// `get_weather`), and every text and wrapper of the parser's corpus.
+fn texts() -> Vec<String> {
+    let arguments =
+        json!({"reasoning": "r", "analysis": {"summary": "s", "tags": ["a"]}}).to_string();
+    let weather = r#"{"city": "Oslo", "days": 2}"#;
+    let mut seeds = Vec::new();
+    for (tool, arguments) in [
+        ("submit_result", arguments.as_str()),
+        ("get_weather", weather),
+    ] {
+        seeds.extend([
+            format!("Checked.\n<tool_call>\n{{\"name\": \"{tool}\", \"arguments\": {arguments}}}\n</tool_call><|im_end|>"),
+            format!("<tool_call>\n{{\"name\": \"{tool}\", \"arguments\": {}}}\n</tool_call>", Value::from(arguments)),
+            format!("[TOOL_CALLS]{tool}[ARGS]{arguments}</s>"),
+            format!("[TOOL_CALLS]{tool}[CALL_ID]a1b2c3d4e[ARGS]{arguments}"),
+            format!("[TOOL_CALLS][{{\"name\": \"{tool}\", \"arguments\": {arguments}, \"id\": \"x\"}}]"),
+            format!("<|python_tag|>{{\"name\": \"{tool}\", \"parameters\": {arguments}}}<|eom_id|>"),
+            format!("```json\n{{\"type\": \"function\", \"name\": \"{tool}\", \"parameters\": {arguments}}}\n```"),
+            format!("Plan.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{tool}<｜tool▁sep｜>{arguments}<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>"),
+            format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{tool}\n```json\n{arguments}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+            format!("<|tool_calls_section_begin|> <|tool_call_begin|> functions.{tool}:0 <|tool_call_argument_begin|> {arguments} <|tool_call_end|> <|tool_calls_section_end|>"),
+            format!("<|channel|>analysis<|message|>Plan.<|end|><|start|>assistant<|channel|>commentary to=functions.{tool} <|constrain|>json<|message|>{arguments}<|call|>"),
+        ]);
+    }
+    seeds.extend([
+        "<tool_call>\n<function=submit_result>\n<parameter=reasoning>\nr\n</parameter>\n<parameter=analysis>\n{\"summary\": \"s\"}\n</parameter>\n</function>\n</tool_call>".to_owned(),
+        "<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>".to_owned(),
+        "<tool_call>submit_result\n<arg_key>reasoning</arg_key>\n<arg_value>r</arg_value>\n<arg_key>analysis</arg_key>\n<arg_value>{\"summary\": \"s\"}</arg_value>\n</tool_call>".to_owned(),
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value><arg_key>days</arg_key><arg_value>2</arg_value></tool_call>".to_owned(),
+        "[submit_result(reasoning='it\\'s', analysis={'summary': \"s\", 'blocked': None, 'tags': ['a', \"b\"]})]".to_owned(),
+        "Malformed function call: print(default_api.submit_result(reasoning='r', analysis={'summary': 's'}))".to_owned(),
+        "[get_weather(city='Oslo', days=+2), get_time()]".to_owned(),
+        "get_weather(city=\"Oslo\", days=2)\n".to_owned(),
+        json!({"content": "<tool_call>{\"name\": \"submit_result\", \"arguments\": {}}</tool_call>"}).to_string(),
+        json!({"tool_uses": [{"recipient_name": "functions.submit_result",
+               "parameters": {"reasoning": "r", "analysis": {"summary": "s"}}},
+               {"recipient_name": "functions.get_weather", "parameters": {"city": "Oslo"}}]}).to_string(),
+    ]);
+    let Ok(entries) = std::fs::read_dir(root().join("tests/corpus")) else {
+        return seeds;
+    };
+    for entry in entries.flatten() {
+        let Ok(text) = std::fs::read_to_string(entry.path()) else {
+            continue;
+        };
+        let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for vector in vectors {
+            if let Some(Value::String(text)) = vector.get("text") {
+                seeds.push(text.clone());
+            }
+            match vector.get("wrapper") {
+                Some(Value::String(text)) => seeds.push(text.clone()),
+                Some(wrapper) => seeds.push(wrapper.to_string()),
+                None => {}
             }
         }
     }
