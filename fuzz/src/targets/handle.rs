@@ -2,13 +2,16 @@
 //! each provider and arguments that arrived as a value. Beyond "no panic": every rejection's
 //! tool result is `{"error": <message>}`, class and cause agree, the echo is bounded and
 //! escaped; a value and its JSON text give the same outcome; a clean call damaged by each
-//! SUBMIT.md §10.1 mistake is recovered to the clean call's response.
+//! mistake of the arguments as a whole is recovered to the clean call's response; a payload
+//! with one value below its top turned into its JSON text, or one enum value in upper case, is
+//! recovered to the clean payload's response, naming that value's JSON Pointer.
 
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 use submit_result::{
-    Accepted, Arguments, ErrorClass, Options, Outcome, Provider, RecoveryKind, SubmitTool,
+    Accepted, AppliedRecovery, Arguments, ErrorClass, Options, Outcome, Provider, RecoveryKind,
+    SubmitTool,
 };
 
 /// The payload of the typed tools.
@@ -21,8 +24,59 @@ pub struct Analysis {
     tags: Vec<String>,
 }
 
+/// The payload of the tool whose values at depth are damaged: numbers, booleans and arrays
+/// below the top, and enums (one written with a `const` per documented variant).
+#[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Report {
+    summary: String,
+    #[serde(default)]
+    limits: Option<Limits>,
+    #[serde(default)]
+    format: Option<Format>,
+    #[serde(default)]
+    tone: Option<Tone>,
+    #[serde(default)]
+    sections: Vec<Section>,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Limits {
+    max: u32,
+    strict: bool,
+    ratios: Vec<f64>,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Section {
+    title: String,
+    #[serde(default)]
+    format: Option<Format>,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Markdown,
+    Html,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub enum Tone {
+    /// Plain.
+    Plain,
+    /// Formal.
+    Formal,
+}
+
+/// The members of [`Report`] (and of its sections) that hold an enum.
+const ENUMS: [&str; 2] = ["format", "tone"];
+
+/// At most this many values of one payload are damaged, one at a time.
+const DAMAGES: usize = 16;
+
 struct Tools {
     typed: SubmitTool<Analysis>,
+    depth: SubmitTool<Report>,
     value: SubmitTool<Value>,
     flat: SubmitTool<Analysis>,
     omit: SubmitTool<Analysis>,
@@ -41,6 +95,10 @@ fn tools() -> &'static Tools {
         };
         Tools {
             typed: typed(options()),
+            depth: match SubmitTool::new(options()) {
+                Ok(tool) => tool,
+                Err(error) => panic!("the fuzz tools are valid: {error}"),
+            },
             value: match SubmitTool::from_json_schema(json!({"type": "object"}), options()) {
                 Ok(tool) => tool,
                 Err(error) => panic!("the fuzz tools are valid: {error}"),
@@ -100,6 +158,7 @@ pub fn run(data: &[u8]) {
         check(&outcome);
     }
     check(&tools.value.handle_arguments(Arguments::Text(&text)));
+    values_at_depth(tools, &text);
     for provider in [Provider::OpenAiChat, Provider::OpenAiResponses] {
         let kind = if provider == Provider::OpenAiChat {
             "function"
@@ -121,8 +180,8 @@ pub fn run(data: &[u8]) {
     check(&by_value);
     let normalized = value.to_string();
     let by_normalized = tools.value.handle_arguments(Arguments::Text(&normalized));
-    // A string value is argument text (SUBMIT.md §10.1), read by rules its encoded text is
-    // not (a fence, empty text): only other values must agree with their text.
+    // A string value is argument text, read by rules its encoded text is not (a fence, empty
+    // text): only other values must agree with their text.
     if !value.is_string() {
         assert_eq!(
             comparable(&by_value),
@@ -141,8 +200,8 @@ pub fn run(data: &[u8]) {
     }
 }
 
-/// A clean call damaged by each SUBMIT.md §10.1 mistake is recovered to the clean call's
-/// response and reasoning, recording the rule.
+/// A clean call damaged by each mistake of the arguments as a whole is recovered to the clean
+/// call's response and reasoning, recording the rule.
 fn damaged_like_clean(tools: &Tools, clean_text: &str, clean: &Accepted<Value>, wrap: bool) {
     let mut damaged = vec![
         (
@@ -180,4 +239,95 @@ fn damaged_like_clean(tools: &Tools, clean_text: &str, clean: &Accepted<Value>, 
             "{text:?}"
         );
     }
+}
+
+/// A payload the depth tool accepted, written back clean, then damaged one value at a time: a
+/// value below the top that is no string turned into its JSON text, or an enum value in upper
+/// case. Each damaged call recovers to the same response, recording that one rule naming the
+/// value's JSON Pointer, from a value and from its text alike.
+fn values_at_depth(tools: &Tools, text: &str) {
+    let Outcome::Accepted(read) = tools.depth.handle_arguments(Arguments::Text(text)) else {
+        return;
+    };
+    let payload = serde_json::to_value(&read.response)
+        .unwrap_or_else(|error| panic!("a response serializes: {error}"));
+    let clean = json!({"reasoning": read.reasoning, "analysis": payload});
+    let outcome = tools.depth.handle_arguments(Arguments::Value(&clean));
+    check(&outcome);
+    let Outcome::Accepted(written_back) = &outcome else {
+        panic!("the clean call of an accepted payload was rejected: {clean}");
+    };
+    assert_eq!(written_back.response, read.response, "{clean}");
+    assert!(written_back.recoveries.is_empty(), "{clean}");
+    for (n, (pointer, kind)) in damageable(&payload).into_iter().take(DAMAGES).enumerate() {
+        let mut damaged = clean.clone();
+        let Some(value) = damaged
+            .get_mut("analysis")
+            .and_then(|payload| payload.pointer_mut(&pointer))
+        else {
+            continue;
+        };
+        *value = match (kind, &*value) {
+            (RecoveryKind::EnumCase, Value::String(member)) => member.to_uppercase().into(),
+            (_, other) => {
+                let pad = ["", " ", "\n"][n % 3];
+                format!("{pad}{other}{pad}").into()
+            }
+        };
+        let damaged_text = damaged.to_string();
+        for arguments in [Arguments::Value(&damaged), Arguments::Text(&damaged_text)] {
+            let outcome = tools.depth.handle_arguments(arguments);
+            check(&outcome);
+            let Outcome::Accepted(recovered) = &outcome else {
+                panic!(
+                    "a payload damaged at {pointer} was rejected: {damaged_text}: {:?}",
+                    outcome.error()
+                );
+            };
+            assert_eq!(recovered.response, read.response, "{damaged_text}");
+            assert_eq!(recovered.reasoning, read.reasoning, "{damaged_text}");
+            assert_eq!(
+                recovered.recoveries,
+                [AppliedRecovery::naming(kind, vec![pointer.clone()])],
+                "{damaged_text}"
+            );
+        }
+    }
+}
+
+/// The values of a clean [`Report`] payload a damage can reach, in document order, with the
+/// rule that recovers it: values below the top that are neither strings nor `null`, and enum
+/// values (whose upper case is never a member).
+fn damageable(payload: &Value) -> Vec<(String, RecoveryKind)> {
+    let mut found = Vec::new();
+    let mut pending = vec![(String::new(), payload, false)];
+    while let Some((pointer, value, is_enum)) = pending.pop() {
+        match value {
+            Value::String(member) if is_enum && member.to_uppercase() != *member => {
+                found.push((pointer.clone(), RecoveryKind::EnumCase));
+            }
+            Value::Null | Value::String(_) => {}
+            _ if !pointer.is_empty() => {
+                found.push((pointer.clone(), RecoveryKind::StringifiedValue));
+            }
+            _ => {}
+        }
+        let children: Vec<(String, &Value, bool)> = match value {
+            Value::Object(members) => members
+                .iter()
+                .map(|(name, child)| {
+                    let is_enum = ENUMS.contains(&name.as_str());
+                    (format!("{pointer}/{name}"), child, is_enum)
+                })
+                .collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, child)| (format!("{pointer}/{i}"), child, false))
+                .collect(),
+            _ => Vec::new(),
+        };
+        pending.extend(children.into_iter().rev());
+    }
+    found
 }
