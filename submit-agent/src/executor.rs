@@ -35,6 +35,19 @@ pub trait Terminal<R>: Send + Sync {
     /// this call ([`StopReason::OutputLimit`] only for the last call of a turn that stopped at
     /// the output-token limit).
     fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R>;
+
+    /// Reads a turn that made no tool call for a call of this tool the model wrote as text;
+    /// `None` when the text holds none. By default a terminal reads no text.
+    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+        let _ = (text, end);
+        None
+    }
+
+    /// Handles the parameters of an entry of an invented `multi_tool_use.parallel` call that
+    /// names this tool. By default, as a call with these arguments.
+    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
+        self.handle(Arguments::Value(parameters), end)
+    }
 }
 
 // `SubmitTool` is shareable across threads once its options hold no `!Sync` schema settings.
@@ -67,6 +80,14 @@ where
 
     fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
         self.handle_arguments_in_turn(arguments, end)
+    }
+
+    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+        SubmitTool::handle_text(self, text, end)
+    }
+
+    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
+        SubmitTool::handle_parallel_entry(self, parameters, end)
     }
 }
 
@@ -434,12 +455,12 @@ struct Gate<'e, R> {
 }
 
 impl<R> Gate<'_, R> {
-    fn record(&self, request: &ToolRequest, status: TraceStatus) {
+    fn record(&self, reference: Option<&str>, status: TraceStatus) {
         self.trace
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(TraceRecord {
-                reference: request.reference.clone(),
+                reference: reference.map(str::to_owned),
                 status,
             });
     }
@@ -483,80 +504,120 @@ impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
     }
 
     fn gate<'a>(&'a self, request: &'a ToolRequest, turn: GateTurn) -> BoxFuture<'a, GateStep> {
+        let outcome = self.executor.terminal.handle(request.arguments(), turn.end);
+        self.settle(request.reference.as_deref(), outcome, turn)
+            .boxed()
+    }
+
+    fn gate_text<'a>(&'a self, text: &'a str, turn: GateTurn) -> BoxFuture<'a, Option<GateStep>> {
         async move {
-            let tool = self.executor.terminal.name();
-            let accepted = match self.executor.terminal.handle(request.arguments(), turn.end) {
-                Outcome::Rejected(rejected) => {
-                    tracing::info!(
-                        tool,
-                        reference = request.reference.as_deref().unwrap_or(""),
-                        class = rejected.error.class().as_str(),
-                        cause = rejected.error.cause().map_or("", |c| c.as_str()),
-                        "terminal call rejected; the model is told why"
-                    );
-                    self.record(request, TraceStatus::Rejected(rejected.error));
-                    return GateStep::Answer {
-                        output: rejected.tool_result,
-                        is_error: true,
-                    };
-                }
-                Outcome::Accepted(accepted) => accepted,
-            };
-            let mut findings = match (&self.executor.schema, serde_json::to_value(&accepted.response)) {
-                (Some(v), Ok(value)) => schema_findings(v, &value),
-                (Some(_), Err(e)) => vec![Finding::review(
-                    "schema",
-                    format!("the submitted result could not be re-serialized for validation: {e}"),
-                )],
-                (None, _) => Vec::new(),
-            };
-            let checks = self
-                .executor
-                .validators
-                .iter()
-                .map(|v| v.validate(&accepted.response, &accepted.reasoning));
-            match try_join_all(checks).await {
-                Ok(lists) => findings.extend(lists.into_iter().flatten()),
-                Err(e) => {
-                    let message = e.to_string();
-                    self.record(request, TraceStatus::ValidationFailed(message.clone()));
-                    return GateStep::Abort(message);
-                }
-            }
-            if !findings.is_empty() {
-                self.record(request, TraceStatus::Findings(findings.len()));
-                let error = format!(
-                    "Result rejected: validation raised {} finding(s). Address each finding and call {} again with your corrected, complete result.",
-                    findings.len(),
-                    tool
+            let outcome = self.executor.terminal.handle_text(text, turn.end)?;
+            Some(self.settle(None, outcome, turn).await)
+        }
+        .boxed()
+    }
+
+    fn gate_entry<'a>(
+        &'a self,
+        reference: &'a str,
+        parameters: &'a Value,
+        turn: GateTurn,
+    ) -> BoxFuture<'a, GateStep> {
+        let outcome = self
+            .executor
+            .terminal
+            .handle_parallel_entry(parameters, turn.end);
+        self.settle(Some(reference), outcome, turn).boxed()
+    }
+}
+
+impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
+    /// What the terminal's outcome on one call comes to: a rejection answered; a result checked
+    /// by the validators, then answered with their findings or committed.
+    async fn settle(
+        &self,
+        reference: Option<&str>,
+        outcome: Outcome<R>,
+        turn: GateTurn,
+    ) -> GateStep {
+        let tool = self.executor.terminal.name();
+        let accepted = match outcome {
+            Outcome::Rejected(rejected) => {
+                tracing::info!(
+                    tool,
+                    reference = reference.unwrap_or(""),
+                    class = rejected.error.class().as_str(),
+                    cause = rejected.error.cause().map_or("", |c| c.as_str()),
+                    "terminal call rejected; the model is told why"
                 );
+                self.record(reference, TraceStatus::Rejected(rejected.error));
                 return GateStep::Answer {
-                    output: json!({ "error": error, "findings": findings }),
+                    output: rejected.tool_result,
                     is_error: true,
                 };
             }
-            let kinds: Vec<&str> = accepted.recoveries.iter().map(|r| r.kind.as_str()).collect();
-            tracing::info!(
-                tool,
-                reference = request.reference.as_deref().unwrap_or(""),
-                recoveries = ?kinds,
-                forced_by_budget = turn.forced_by_budget,
-                "result committed"
-            );
-            self.record(
-                request,
-                TraceStatus::Committed {
-                    recoveries: accepted.recoveries.clone(),
-                    forced_by_budget: turn.forced_by_budget,
-                },
-            );
-            let output = accepted.tool_result.clone();
-            *self
-                .committed
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some((accepted, turn.forced_by_budget));
-            GateStep::Commit { output }
+            Outcome::Accepted(accepted) => accepted,
+        };
+        let mut findings = match (
+            &self.executor.schema,
+            serde_json::to_value(&accepted.response),
+        ) {
+            (Some(v), Ok(value)) => schema_findings(v, &value),
+            (Some(_), Err(e)) => vec![Finding::review(
+                "schema",
+                format!("the submitted result could not be re-serialized for validation: {e}"),
+            )],
+            (None, _) => Vec::new(),
+        };
+        let checks = self
+            .executor
+            .validators
+            .iter()
+            .map(|v| v.validate(&accepted.response, &accepted.reasoning));
+        match try_join_all(checks).await {
+            Ok(lists) => findings.extend(lists.into_iter().flatten()),
+            Err(e) => {
+                let message = e.to_string();
+                self.record(reference, TraceStatus::ValidationFailed(message.clone()));
+                return GateStep::Abort(message);
+            }
         }
-        .boxed()
+        if !findings.is_empty() {
+            self.record(reference, TraceStatus::Findings(findings.len()));
+            let error = format!(
+                "Result rejected: validation raised {} finding(s). Address each finding and call {} again with your corrected, complete result.",
+                findings.len(),
+                tool
+            );
+            return GateStep::Answer {
+                output: json!({ "error": error, "findings": findings }),
+                is_error: true,
+            };
+        }
+        let kinds: Vec<&str> = accepted
+            .recoveries
+            .iter()
+            .map(|r| r.kind.as_str())
+            .collect();
+        tracing::info!(
+            tool,
+            reference = reference.unwrap_or(""),
+            recoveries = ?kinds,
+            forced_by_budget = turn.forced_by_budget,
+            "result committed"
+        );
+        self.record(
+            reference,
+            TraceStatus::Committed {
+                recoveries: accepted.recoveries.clone(),
+                forced_by_budget: turn.forced_by_budget,
+            },
+        );
+        let output = accepted.tool_result.clone();
+        *self
+            .committed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some((accepted, turn.forced_by_budget));
+        GateStep::Commit { output }
     }
 }

@@ -27,6 +27,16 @@ pub(crate) trait TerminalGate: Send + Sync {
     fn definition(&self) -> ToolDefinition;
     fn forbid_forcing(&self) -> bool;
     fn gate<'a>(&'a self, request: &'a ToolRequest, turn: GateTurn) -> BoxFuture<'a, GateStep>;
+    /// A turn with no tool call, read for a terminal call written as text; `None` when the
+    /// text holds none.
+    fn gate_text<'a>(&'a self, text: &'a str, turn: GateTurn) -> BoxFuture<'a, Option<GateStep>>;
+    /// An entry of a `multi_tool_use.parallel` call naming the terminal tool.
+    fn gate_entry<'a>(
+        &'a self,
+        reference: &'a str,
+        parameters: &'a Value,
+        turn: GateTurn,
+    ) -> BoxFuture<'a, GateStep>;
 }
 
 /// What the loop knows of the turn that carried a terminal call.

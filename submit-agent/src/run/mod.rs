@@ -6,6 +6,7 @@ mod agent;
 mod call;
 mod resume;
 mod turn;
+mod wrapper;
 
 pub use agent::{Agent, DEFAULT_MAX_TURNS};
 pub(crate) use call::{GateStep, GateTurn, TerminalGate};

@@ -313,7 +313,9 @@ impl Run<'_> {
             }
         }
         let requests = indexed_requests(&revised);
-        let (content, committed) = self.finish_round(&revised, &requests, results).await?;
+        let (content, committed) = self
+            .finish_round(&revised, &requests, results, false)
+            .await?;
         let mut tool_message = Message::new(Role::Tool, content);
         let mut meta = JsonObject::new();
         meta.insert(

@@ -5,20 +5,18 @@ use std::sync::Arc;
 
 use futures::future::{join_all, BoxFuture};
 use futures::FutureExt;
-use serde_json::{json, Value};
-use submit_core::StopReason;
+use serde_json::Value;
+use submit_core::{StopReason, PARALLEL_WRAPPER};
 
-use super::call::{
-    pending_of, response_part, with_request, CallResult, Exec, GateStep, GateTurn, TerminalGate,
-};
+use super::call::{pending_of, with_request, CallResult, Exec, GateStep, GateTurn, TerminalGate};
+use super::wrapper::{already_accepted, answer_part, wrappers};
 use crate::definition::ToolDefinition;
 use crate::error::{RunError, RunErrorKind};
 use crate::hook::{ModelHook, ModelNext, TurnEnd, TurnHook, TurnInfo};
-use crate::message::{Chunk, Message, Part, PartKind, Role, ToolRequest, KEY_IS_ERROR};
+use crate::message::{Chunk, Message, Part, PartKind, Role, ToolRequest};
 use crate::model::{FinishReason, Model, ModelRequest, ToolChoice, Usage};
 use crate::response::{Response, TurnOutcome};
 use crate::stream::ModelStream;
-use crate::tool::ToolOutput;
 
 const INTERRUPTED_MESSAGE: &str = "One or more tool calls resulted in interrupts.";
 
@@ -170,6 +168,35 @@ impl<'a> Run<'a> {
         }
         if message.tool_requests().next().is_none() {
             if let Some(t) = self.terminal {
+                // A call of the terminal tool the model wrote as text commits as if made (the
+                // conversation keeps the turn as it was); one that declines is answered in the
+                // message that names the tool.
+                let end = if response.finish_reason == FinishReason::Length {
+                    StopReason::OutputLimit
+                } else {
+                    StopReason::Complete
+                };
+                let turn = GateTurn {
+                    end,
+                    forced_by_budget: budget.is_some(),
+                };
+                let text = message.text();
+                let hint = match t.gate_text(&text, turn).await {
+                    None => None,
+                    Some(GateStep::Commit { .. }) => {
+                        return Ok(TurnOutcome::Done(self.response(
+                            Some(message),
+                            FinishReason::Stop,
+                            None,
+                        )));
+                    }
+                    Some(GateStep::Answer { output, .. }) => Some(answer_text(&output)),
+                    Some(GateStep::Abort(m)) => {
+                        return Err(
+                            self.fail(RunErrorKind::ResultValidation(m), FinishReason::Failed)
+                        );
+                    }
+                };
                 self.unusable += 1;
                 if self.unusable >= 3 {
                     return Err(self.fail(
@@ -181,7 +208,11 @@ impl<'a> Run<'a> {
                     ));
                 }
                 self.messages.push(Arc::new(message));
-                self.messages.push(Arc::new(Message::user(nudge(t.name()))));
+                let nudge = match hint {
+                    Some(hint) => nudge_with(t.name(), &hint),
+                    None => nudge(t.name()),
+                };
+                self.messages.push(Arc::new(Message::user(nudge)));
                 self.force_next = !t.forbid_forcing();
                 return Ok(TurnOutcome::Continue);
             }
@@ -249,33 +280,43 @@ impl<'a> Run<'a> {
         self.terminal.is_some_and(|t| t.name() == name)
     }
 
-    /// Runs one round of the model message's tool requests.
+    /// Runs one round of the model message's tool requests (the entries of a
+    /// `multi_tool_use.parallel` call among them).
     async fn round(&self, message: &Message) -> Result<Round, RunError> {
         let requests = indexed_requests(message);
+        let mut wrappers = wrappers(&requests, cut_call(message, &requests));
         let calls = requests
             .iter()
-            .filter(|(_, r)| !self.is_terminal(&r.name))
+            .filter(|(_, r)| !self.is_terminal(&r.name) && r.name != PARALLEL_WRAPPER)
             .map(|(i, r)| {
                 let i = *i;
                 self.exec.call((*r).clone(), None).map(move |res| (i, res))
             });
-        let results: HashMap<usize, CallResult> = join_all(calls).await.into_iter().collect();
-
+        let entries = join_all(
+            wrappers
+                .iter_mut()
+                .map(|w| w.run_calls(&self.exec, |name| self.is_terminal(name))),
+        );
+        let (results, entries) = futures::join!(join_all(calls), entries);
+        let mut results: HashMap<usize, CallResult> = results.into_iter().collect();
+        for entry in entries {
+            if let Err((name, e)) = entry {
+                return Err(self.tool_failed(name, &e));
+            }
+        }
         for (i, r) in &requests {
             if let Some(CallResult::Failed(e)) = results.get(i) {
-                return Err(self.fail(
-                    RunErrorKind::ToolFailed {
-                        name: r.name.clone(),
-                        message: e.to_string(),
-                    },
-                    FinishReason::Failed,
-                ));
+                return Err(self.tool_failed(r.name.clone(), e));
             }
         }
         if results
             .values()
             .any(|r| matches!(r, CallResult::Interrupted(_)))
         {
+            // A wrapper's terminal entries wait with the terminal calls: answered as not run.
+            for w in wrappers {
+                results.insert(w.index, CallResult::Done(w.into_part()));
+            }
             let mut revised = message.clone();
             for (i, part) in revised.content.iter_mut().enumerate() {
                 match results.get(&i) {
@@ -291,11 +332,37 @@ impl<'a> Run<'a> {
             }
             return Ok(Round::Interrupted(revised));
         }
-        let (content, committed) = self.finish_round(message, &requests, results).await?;
+        let mut committed = false;
+        if let Some(gate) = self.terminal {
+            for w in &mut wrappers {
+                committed = w
+                    .run_terminal_entries(gate, forced_by_budget(message), committed)
+                    .await
+                    .map_err(|m| {
+                        self.fail(RunErrorKind::ResultValidation(m), FinishReason::Failed)
+                    })?;
+            }
+        }
+        for w in wrappers {
+            results.insert(w.index, CallResult::Done(w.into_part()));
+        }
+        let (content, committed) = self
+            .finish_round(message, &requests, results, committed)
+            .await?;
         Ok(Round::Complete {
             tool_message: Message::new(Role::Tool, content),
             committed,
         })
+    }
+
+    fn tool_failed(&self, name: String, e: &crate::error::ToolError) -> RunError {
+        self.fail(
+            RunErrorKind::ToolFailed {
+                name,
+                message: e.to_string(),
+            },
+            FinishReason::Failed,
+        )
     }
 
     /// Ends a round whose calls all resolved: the terminal calls run after the others, and the
@@ -305,6 +372,7 @@ impl<'a> Run<'a> {
         message: &Message,
         requests: &[(usize, &ToolRequest)],
         results: HashMap<usize, CallResult>,
+        committed: bool,
     ) -> Result<(Vec<Part>, bool), RunError> {
         let mut responses: HashMap<usize, Part> = results
             .into_iter()
@@ -314,7 +382,7 @@ impl<'a> Run<'a> {
             })
             .collect();
         let committed = self
-            .run_terminals(message, requests, &mut responses)
+            .run_terminals(message, requests, &mut responses, committed)
             .await?;
         let content = requests
             .iter()
@@ -330,32 +398,16 @@ impl<'a> Run<'a> {
         message: &Message,
         requests: &[(usize, &ToolRequest)],
         responses: &mut HashMap<usize, Part>,
+        mut committed: bool,
     ) -> Result<bool, RunError> {
         let Some(gate) = self.terminal else {
-            return Ok(false);
+            return Ok(committed);
         };
-        let flag = |key| {
-            message
-                .metadata
-                .as_ref()
-                .and_then(|m| m.get(key))
-                .cloned()
-                .unwrap_or(Value::Null)
-        };
-        let cut = (flag(KEY_FINISH_REASON) == LENGTH)
-            .then(|| requests.last().map(|(i, _)| *i))
-            .flatten();
-        let forced_by_budget = flag(KEY_FORCED_BY_BUDGET) == true;
-        let mut committed = false;
+        let cut = cut_call(message, requests);
+        let forced_by_budget = forced_by_budget(message);
         for (i, r) in requests.iter().filter(|(_, r)| self.is_terminal(&r.name)) {
             let part = if committed {
-                let mut part = response_part(
-                    &r.name,
-                    r.reference.clone(),
-                    ToolOutput::value(json!({"error": "a terminal result was already accepted"})),
-                );
-                part.set_meta(KEY_IS_ERROR, Value::Bool(true));
-                part
+                already_accepted(&r.name, r.reference.clone())
             } else {
                 let end = if cut == Some(*i) {
                     StopReason::OutputLimit
@@ -368,16 +420,11 @@ impl<'a> Run<'a> {
                 };
                 match gate.gate(r, turn).await {
                     GateStep::Answer { output, is_error } => {
-                        let mut part =
-                            response_part(&r.name, r.reference.clone(), ToolOutput::value(output));
-                        if is_error {
-                            part.set_meta(KEY_IS_ERROR, Value::Bool(true));
-                        }
-                        part
+                        answer_part(&r.name, r.reference.clone(), output, is_error)
                     }
                     GateStep::Commit { output } => {
                         committed = true;
-                        response_part(&r.name, r.reference.clone(), ToolOutput::value(output))
+                        answer_part(&r.name, r.reference.clone(), output, false)
                     }
                     GateStep::Abort(message) => {
                         return Err(self.fail(
@@ -391,6 +438,23 @@ impl<'a> Run<'a> {
         }
         Ok(committed)
     }
+}
+
+/// The part index of the call the output-token limit cut: the message's last call, when its
+/// turn stopped at the limit.
+fn cut_call(message: &Message, requests: &[(usize, &ToolRequest)]) -> Option<usize> {
+    (flag(message, KEY_FINISH_REASON) == Some(&Value::from(LENGTH)))
+        .then(|| requests.last().map(|(i, _)| *i))
+        .flatten()
+}
+
+/// Whether the run's budget forced this message's turn.
+fn forced_by_budget(message: &Message) -> bool {
+    flag(message, KEY_FORCED_BY_BUDGET) == Some(&Value::Bool(true))
+}
+
+fn flag<'m>(message: &'m Message, key: &str) -> Option<&'m Value> {
+    message.metadata.as_ref().and_then(|m| m.get(key))
 }
 
 /// The message metadata key naming why a model turn stopped, when the round must know it.
@@ -413,6 +477,35 @@ pub(crate) fn last_turn_request(tool: &str) -> String {
     format!(
         "This is the last turn of the run: no more tool calls will run after it. Call the {tool} tool now with your complete, final result."
     )
+}
+
+/// The user message after a text-only turn whose call of the terminal tool, written as text,
+/// was declined: why, then how to finish.
+fn nudge_with(tool: &str, hint: &str) -> String {
+    format!(
+        "Your last turn did not call any tool, so the run cannot end: {hint}. To finish, call the {tool} tool now with your complete, final result."
+    )
+}
+
+/// What the model is told of an answer: its error, and each finding's details.
+fn answer_text(output: &Value) -> String {
+    let mut text = output
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    for finding in output
+        .get("findings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(details) = finding.get("details").and_then(Value::as_str) {
+            text.push_str("; ");
+            text.push_str(details);
+        }
+    }
+    text
 }
 
 /// The user message after a text-only turn, naming the configured terminal tool.
