@@ -83,6 +83,12 @@ pub struct ParseArgs {
     /// whatever its arguments parse to; any other value handles it as usual.
     #[arg(long, value_name = "VALUE")]
     pub finish_reason: Option<String>,
+    /// Read the input as the model's visible text turn (plain UTF-8, not JSON) for a call of the
+    /// tool the model wrote as text, in a chat template's own syntax (hermes, xml_function,
+    /// glm, mistral, llama_json, deepseek, kimi, harmony, pythonic). With no such call the
+    /// output is {"accepted": false, "found": false}.
+    #[arg(long)]
+    pub text: bool,
 }
 
 /// Arguments of `triage`.

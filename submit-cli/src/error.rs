@@ -36,6 +36,17 @@ pub enum CliError {
         /// What the decoder said.
         source: serde_json::Error,
     },
+    /// A text turn (`parse --text`) that is not UTF-8.
+    #[error(
+        "text {} is not UTF-8 (from byte {at}): pass the model's text as it arrived, in UTF-8",
+        show(path, "from standard input")
+    )]
+    NotText {
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// The length of the valid UTF-8 before the first invalid byte.
+        at: usize,
+    },
     /// The call is not in the provider's shape.
     #[error("{0}: pass the call object exactly as the provider returned it")]
     CallShape(CallShapeError),

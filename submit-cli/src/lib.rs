@@ -49,7 +49,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use serde_json::Value;
-use submit_core::{Options, StopReason, SubmitTool};
+use submit_core::{Options, Provider, StopReason, SubmitTool};
 
 use crate::args::{Cli, Command, Common, DefinitionArgs, McpArgs, ParseArgs, TriageArgs};
 use crate::error::{clap_one_line, CliError};
@@ -168,17 +168,28 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
             .read_to_end(&mut text)
             .map_err(read_error)?,
     };
+    let end = |provider: Provider| {
+        args.finish_reason
+            .as_deref()
+            .map_or(StopReason::Complete, |reason| provider.stop_reason(reason))
+    };
+    if args.text {
+        let text = String::from_utf8(text).map_err(|e| CliError::NotText {
+            path: path.map(Path::to_path_buf),
+            at: e.utf8_error().valid_up_to(),
+        })?;
+        return match tool.handle_text(&text, end(provider)) {
+            Some(outcome) => print_json(&OutcomeView::new(&outcome, None)),
+            None => print_json(&serde_json::json!({"accepted": false, "found": false})),
+        };
+    }
     let call: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
         what: "call",
         path: path.map(Path::to_path_buf),
         source,
     })?;
     provider.read_call(&call).map_err(CliError::CallShape)?;
-    let end = args
-        .finish_reason
-        .as_deref()
-        .map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-    let outcome = tool.handle_in_turn(provider, &call, end);
+    let outcome = tool.handle_in_turn(provider, &call, end(provider));
     print_json(&OutcomeView::new(&outcome, None))
 }
 

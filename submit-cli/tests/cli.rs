@@ -1348,3 +1348,70 @@ fn parse_prints_recoveries() {
     );
     assert_eq!(outcome["recovery"], Value::Null);
 }
+
+/// `parse --text` on `text`, with `more` arguments after the common ones.
+fn parse_text(text: &[u8], more: &[&str]) -> Run {
+    let schema = schema();
+    let mut args = vec![
+        "parse",
+        "--provider",
+        "openai-chat",
+        "--schema",
+        &schema,
+        "--text",
+    ];
+    args.extend_from_slice(more);
+    run_with(&args, Some(text))
+}
+
+const HERMES_TURN: &str = "Done.\n<tool_call>\n{\"name\": \"submit_result\", \"arguments\": {\"reasoning\": \"Checked the logs.\", \"result\": {\"summary\": \"disk full\"}}}\n</tool_call>";
+
+#[test]
+fn parse_text_reads_a_call_written_as_text_and_names_its_format() {
+    let out = parse_text(HERMES_TURN.as_bytes(), &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        outcome,
+        json!({
+            "accepted": true,
+            "response": {"summary": "disk full"},
+            "reasoning": "Checked the logs.",
+            "recovery": null,
+            "recoveries": [{"kind": "call_in_text", "parameters": [], "format": "hermes"}],
+            "tool_result": success()
+        })
+    );
+}
+
+#[test]
+fn parse_text_without_a_call_says_none_was_found() {
+    let out = parse_text(b"The disk is full; I will submit next.", &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(outcome, json!({"accepted": false, "found": false}));
+}
+
+#[test]
+fn parse_text_of_a_turn_cut_at_the_limit_is_truncated() {
+    let out = parse_text(HERMES_TURN.as_bytes(), &["--finish-reason", "length"]);
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(outcome["cause"], "truncated_call");
+    // N counts from the call's first marker to the end of the text.
+    let from_marker = HERMES_TURN.len() - HERMES_TURN.find("<tool_call>").unwrap();
+    assert!(outcome["tool_result"]["error"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("after {from_marker} bytes of arguments")));
+}
+
+#[test]
+fn parse_text_that_is_not_utf8_exits_2_saying_so() {
+    let out = parse_text(b"<tool_call>\xff\xfe", &[]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr.trim(),
+        "submit-result: text from standard input is not UTF-8 (from byte 11): pass the model's \
+         text as it arrived, in UTF-8"
+    );
+}
