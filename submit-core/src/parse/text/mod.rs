@@ -7,9 +7,14 @@
 //! cannot be read. [`Found::read`] then reads it exactly as written, one file per family of
 //! forms: `objects.rs` (hermes, mistral, llama_json: a JSON call object), `tokens.rs`
 //! (deepseek, kimi, harmony: an object between special tokens), `tags.rs` (xml_function, glm:
-//! one tagged value per argument) and `python.rs` (pythonic: Python literals). Its arguments
-//! become argument text for the parse, which records `call_in_text` first and applies every rule
-//! after it.
+//! one tagged value per argument) and `python.rs` (pythonic, its literals read by `literal.rs`).
+//! Its arguments become argument text for the parse, which records `call_in_text` first and
+//! applies every rule after it.
+//!
+//! Read bottom to top: `lex.rs` (whitespace, markers, names, what may end a turn) and `json.rs`
+//! (where JSON ends, an arguments object, fences) are what every form reads with; `opening.rs`
+//! is what the pass hands a form's reader; the form files; `scan.rs`, the pass; this file, the
+//! verdict.
 //!
 //! The text holds exactly one call, of the submit tool: a call of another tool anywhere before
 //! it or beside it in its own form (a list, an array, a section), or anything after it but
@@ -20,7 +25,11 @@
 //!
 //! One pass over the text, linear in its length; nothing recurses on the text's nesting.
 
+mod json;
+mod lex;
+mod literal;
 mod objects;
+mod opening;
 mod python;
 mod scan;
 mod tags;
@@ -31,81 +40,12 @@ mod tests;
 
 use std::borrow::Cow;
 
+use lex::Named;
+use opening::{Form, Opening};
+
 use super::Parser;
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::TextFormat;
-
-/// Which tool a call names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Named {
-    Submit,
-    Other,
-}
-
-/// Where a form's reading starts, and what it needs to know of its opening.
-#[derive(Clone, Copy, Debug)]
-enum Form {
-    /// The call object's `{`.
-    Hermes { object: usize },
-    /// After `<function=NAME`.
-    XmlFunction { body: usize },
-    /// After `<tool_call>NAME`.
-    Glm { body: usize },
-    /// The submit call's object inside the array.
-    MistralArray { object: usize },
-    /// After `[TOOL_CALLS]NAME`.
-    MistralArgs { body: usize },
-    /// The call object's `{`, and whether a Markdown fence holds it.
-    LlamaJson { object: usize, fenced: bool },
-    /// After the tool's name; whether a section opened the call; whether a fenced object
-    /// follows.
-    Deepseek {
-        section: bool,
-        body: usize,
-        fenced: bool,
-    },
-    /// After `functions.NAME`; whether a section opened the call.
-    Kimi { section: bool, body: usize },
-    /// After `to=functions.NAME`.
-    Harmony { body: usize },
-    /// The tool's name, and how the call stands.
-    Pythonic { call: usize, shape: python::Shape },
-}
-
-impl Form {
-    fn format(self) -> TextFormat {
-        match self {
-            Form::Hermes { .. } => TextFormat::Hermes,
-            Form::XmlFunction { .. } => TextFormat::XmlFunction,
-            Form::Glm { .. } => TextFormat::Glm,
-            Form::MistralArray { .. } | Form::MistralArgs { .. } => TextFormat::Mistral,
-            Form::LlamaJson { .. } => TextFormat::LlamaJson,
-            Form::Deepseek { .. } => TextFormat::Deepseek,
-            Form::Kimi { .. } => TextFormat::Kimi,
-            Form::Harmony { .. } => TextFormat::Harmony,
-            Form::Pythonic { .. } => TextFormat::Pythonic,
-        }
-    }
-}
-
-/// The opening of a call in the text.
-#[derive(Clone, Copy, Debug)]
-struct Opening {
-    form: Form,
-    /// The offset of the call's first marker.
-    start: usize,
-    named: Named,
-    /// Where the pass goes on when this is not the submit call.
-    resume: usize,
-    /// The form itself holds other calls beside this one (a list, an array).
-    crowded: bool,
-}
-
-/// A call read out of the text: its arguments as argument text, and the offset after it.
-struct Read<'t> {
-    arguments: Cow<'t, str>,
-    end: usize,
-}
 
 /// The first call of the submit tool written as text.
 pub(crate) struct Found<'t> {
@@ -150,7 +90,7 @@ impl<'t> Found<'t> {
 
     /// The text from the call's first marker to the end.
     pub(crate) fn cut_off_text(&self) -> &'t str {
-        scan::rest(self.text, self.opening.start)
+        lex::rest(self.text, self.opening.start)
     }
 
     /// The call's arguments as argument text, or the rejection that declines it.
@@ -178,7 +118,7 @@ impl<'t> Found<'t> {
             Form::Pythonic { call, shape } => python::read(text, call, shape, self.tool),
         };
         let read = read.map_err(|why| declined(format, self.tool, Some(&why)))?;
-        if !scan::only_end(scan::rest(text, read.end)) {
+        if !lex::only_end(lex::rest(text, read.end)) {
             return Err(declined(format, self.tool, None));
         }
         Ok(read.arguments)
@@ -198,43 +138,4 @@ fn declined(format: TextFormat, tool: &str, why: Option<&str>) -> SubmitError {
         message.push_str(why);
     }
     SubmitError::parameter(ParameterCause::UndecodableArguments, message)
-}
-
-/// A name the model wrote, quoted for a message: at most 64 bytes (cut at a character), quoted
-/// and escaped as Rust quotes a `str`, so that nothing it holds can drive a terminal.
-fn quoted(name: &str) -> String {
-    let mut end = name.len().min(64);
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
-    match name.get(..end) {
-        Some(cut) if end < name.len() => format!("{cut:?}…"),
-        _ => format!("{name:?}"),
-    }
-}
-
-/// Appends `text` to `out` as a JSON string.
-fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    let mut plain = 0;
-    for (at, byte) in text.bytes().enumerate() {
-        let escaped = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(text.get(plain..at).unwrap_or_default());
-        if escaped.is_empty() {
-            out.push_str(&format!("\\u{byte:04x}"));
-        } else {
-            out.push_str(escaped);
-        }
-        plain = at + 1;
-    }
-    out.push_str(text.get(plain..).unwrap_or_default());
-    out.push('"');
 }

@@ -16,15 +16,16 @@ use serde_json::value::RawValue;
 use super::super::arguments::RawObject;
 use super::super::cow_str::CowStr;
 use super::super::duplicates;
-use super::scan::{after, has, named, rest, skip_space, MAX_NAME};
-use super::{quoted, Form, Named, Opening, Read};
+use super::json::{fence_close, fence_open, json_object};
+use super::lex::{after, has, named, quoted, rest, skip_space, Named, MAX_NAME};
+use super::opening::{Form, Opening, Read};
 
 /// Mistral's marker.
-pub(super) const TOOL_CALLS: &str = "[TOOL_CALLS]";
+pub(crate) const TOOL_CALLS: &str = "[TOOL_CALLS]";
 
 /// Who the JSON call object at `brace` names: its first member must be `"name"` with the tool's
 /// name as a string (`typed`: or its second, after `"type": "function"`).
-pub(super) fn json_named(text: &str, brace: usize, tool: &str, typed: bool) -> Option<Named> {
+pub(crate) fn json_named(text: &str, brace: usize, tool: &str, typed: bool) -> Option<Named> {
     let mut at = skip_space(text, after(text, brace, "{")?);
     if typed {
         if let Some(next) = type_function(text, at) {
@@ -60,7 +61,7 @@ fn type_function(text: &str, at: usize) -> Option<usize> {
 }
 
 /// A hermes call: `<tool_call>` at `start`, its object at `brace`.
-pub(super) fn hermes_opening(
+pub(crate) fn hermes_opening(
     text: &str,
     start: usize,
     brace: usize,
@@ -79,7 +80,7 @@ pub(super) fn hermes_opening(
 
 /// A llama_json call: the text, after whitespace and an optional `<|python_tag|>`,
 /// `<|python_start|>` or Markdown fence opener, starts with the call object.
-pub(super) fn llama_opening(text: &str, tool: &str) -> Option<Opening> {
+pub(crate) fn llama_opening(text: &str, tool: &str) -> Option<Opening> {
     let start = skip_space(text, 0);
     let (object, fenced) = if let Some(next) =
         after(text, start, "<|python_tag|>").or_else(|| after(text, start, "<|python_start|>"))
@@ -103,7 +104,7 @@ pub(super) fn llama_opening(text: &str, tool: &str) -> Option<Opening> {
 /// A mistral call at `[TOOL_CALLS]` (at `at`, its body after whitespace at `body`): an array
 /// of call objects (`array`: its end, when the pass found it complete), or `NAME[ARGS]` /
 /// `NAME[CALL_ID]`.
-pub(super) fn mistral_opening(
+pub(crate) fn mistral_opening(
     text: &str,
     at: usize,
     body: usize,
@@ -169,44 +170,6 @@ fn mistral_array(text: &str, at: usize, body: usize, end: usize, tool: &str) -> 
     })
 }
 
-/// A Markdown fence's opening line at `at`: three backticks, an optional language tag of
-/// `[A-Za-z0-9_+-]`, a line break; the offset after it.
-pub(super) fn fence_open(text: &str, at: usize) -> Option<usize> {
-    let tag = after(text, at, "```")?;
-    let len = rest(text, tag)
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
-        .count();
-    line_break(text, tag + len)
-}
-
-/// A fence's closing line after `at`: whitespace ending in a line break, then three backticks;
-/// the offset after them.
-pub(super) fn fence_close(text: &str, at: usize) -> Option<usize> {
-    let close = skip_space(text, at);
-    let broken = close > at && text.as_bytes().get(close - 1) == Some(&b'\n');
-    broken.then(|| after(text, close, "```")).flatten()
-}
-
-/// The offset after a line break (LF or CRLF) at `at`.
-pub(super) fn line_break(text: &str, at: usize) -> Option<usize> {
-    after(text, at, "\n").or_else(|| after(text, at, "\r\n"))
-}
-
-/// The JSON object that starts at `at` (after whitespace): its text and the offset after it.
-pub(super) fn json_object(text: &str, at: usize) -> Result<(&str, usize), String> {
-    let at = skip_space(text, at);
-    if !has(text, at, "{") {
-        return Err("no arguments object where the form has one".to_owned());
-    }
-    let mut stream = serde_json::Deserializer::from_str(rest(text, at)).into_iter::<&RawValue>();
-    match stream.next() {
-        Some(Ok(raw)) => Ok((raw.get(), at + stream.byte_offset())),
-        Some(Err(error)) => Err(format!("the arguments are not one JSON object: {error}")),
-        None => Err("no arguments object where the form has one".to_owned()),
-    }
-}
-
 /// The call object at `brace`: its members (each once) and the offset after it.
 fn call_object(text: &str, brace: usize) -> Result<(RawObject<'_>, usize), String> {
     duplicates::clear();
@@ -252,7 +215,7 @@ fn arguments<'t>(raw: &'t RawValue, member: &str, string: bool) -> Result<Cow<'t
 }
 
 /// Reads a hermes call.
-pub(super) fn read_hermes(text: &str, object: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_hermes(text: &str, object: usize) -> Result<Read<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["name", "arguments"])?;
     let raw = members
@@ -265,7 +228,7 @@ pub(super) fn read_hermes(text: &str, object: usize) -> Result<Read<'_>, String>
 }
 
 /// Reads a llama_json call.
-pub(super) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<Read<'_>, String> {
+pub(crate) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<Read<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["type", "name", "parameters", "arguments"])?;
     if let Some(kind) = members.get("type") {
@@ -291,7 +254,7 @@ pub(super) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<Read
 }
 
 /// Reads a mistral call out of an array: its object, then the array's end.
-pub(super) fn read_mistral_array(text: &str, object: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_mistral_array(text: &str, object: usize) -> Result<Read<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["name", "arguments", "id"])?;
     let raw = members
@@ -304,7 +267,7 @@ pub(super) fn read_mistral_array(text: &str, object: usize) -> Result<Read<'_>, 
 
 /// Reads a mistral call written `NAME[ARGS]{…}` or `NAME[CALL_ID]<id>[ARGS]{…}`, from after
 /// NAME.
-pub(super) fn read_mistral_args(text: &str, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_mistral_args(text: &str, body: usize) -> Result<Read<'_>, String> {
     let args = if let Some(id) = after(text, body, "[CALL_ID]") {
         let len = rest(text, id)
             .bytes()

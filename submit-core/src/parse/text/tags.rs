@@ -18,14 +18,15 @@ use serde_json::Value;
 use super::super::closing::{leading_object, only_closing_tokens};
 use super::super::reasoning::{trim_space, REASONING};
 use super::super::Parser;
-use super::scan::{after, has, named, rest, skip_space};
-use super::{push_json_string, quoted, Form, Opening, Read};
+use super::json::push_json_string;
+use super::lex::{after, has, named, quoted, rest, skip_space};
+use super::opening::{Form, Opening, Read};
 use crate::schema::property::{Property, Types};
 
 /// The Hermes, GLM and Qwen3-Coder call opener.
-pub(super) const TOOL_CALL: &str = "<tool_call>";
+pub(crate) const TOOL_CALL: &str = "<tool_call>";
 /// The xml_function opener.
-pub(super) const FUNCTION: &str = "<function=";
+pub(crate) const FUNCTION: &str = "<function=";
 
 const PARAMETER: &str = "<parameter=";
 const PARAMETER_END: &str = "</parameter>";
@@ -37,7 +38,7 @@ const ARG_VALUE_END: &str = "</arg_value>";
 const TOOL_CALL_END: &str = "</tool_call>";
 
 /// What a VALUE's typing reads of the tool.
-pub(super) struct Typing<'t> {
+pub(crate) struct Typing<'t> {
     flat: bool,
     omit_reasoning: bool,
     payload: &'t str,
@@ -45,7 +46,7 @@ pub(super) struct Typing<'t> {
 }
 
 impl<'t> Typing<'t> {
-    pub(super) fn of(parser: &'t Parser<'_>) -> Typing<'t> {
+    pub(crate) fn of(parser: &'t Parser<'_>) -> Typing<'t> {
         Typing {
             flat: parser.options.flat_payload,
             omit_reasoning: parser.options.omit_reasoning,
@@ -72,7 +73,7 @@ impl<'t> Typing<'t> {
 }
 
 /// An xml_function call: `<function=` at `function`, the call's first marker at `start`.
-pub(super) fn xml_opening(
+pub(crate) fn xml_opening(
     text: &str,
     start: usize,
     function: usize,
@@ -90,7 +91,7 @@ pub(super) fn xml_opening(
 }
 
 /// A glm call: `<tool_call>` at `start`, the tool's name at `name`.
-pub(super) fn glm_opening(text: &str, start: usize, name: usize, tool: &str) -> Option<Opening> {
+pub(crate) fn glm_opening(text: &str, start: usize, name: usize, tool: &str) -> Option<Opening> {
     let (named, end) = named(text, name, tool, |rest| {
         let next = rest.trim_start_matches([' ', '\t', '\r', '\n']);
         next.starts_with(ARG_KEY) || next.starts_with(TOOL_CALL_END)
@@ -191,7 +192,7 @@ fn up_to<'t>(text: &'t str, at: usize, close: &str) -> Option<(&'t str, usize)> 
 }
 
 /// Reads an xml_function call from after `<function=NAME`.
-pub(super) fn read_xml<'t>(
+pub(crate) fn read_xml<'t>(
     text: &'t str,
     body: usize,
     typing: &Typing<'_>,
@@ -227,7 +228,7 @@ pub(super) fn read_xml<'t>(
 }
 
 /// Reads a glm call from after the tool's name.
-pub(super) fn read_glm<'t>(
+pub(crate) fn read_glm<'t>(
     text: &'t str,
     body: usize,
     typing: &Typing<'_>,

@@ -10,12 +10,12 @@
 
 use std::borrow::Cow;
 
-use super::objects::{fence_close, fence_open, json_object, line_break};
-use super::scan::{after, has, is_name_byte, named, only_end, rest, skip_space};
-use super::{Form, Opening, Read};
+use super::json::{fence_close, fence_open, json_object};
+use super::lex::{after, has, is_name_byte, line_break, named, only_end, rest, skip_space};
+use super::opening::{Form, Opening, Read};
 
 /// gpt-oss's recipient of a function call.
-pub(super) const RECIPIENT: &str = "to=functions.";
+pub(crate) const RECIPIENT: &str = "to=functions.";
 
 const DEEPSEEK_SECTION: &str = "<｜tool▁calls▁begin｜>";
 const DEEPSEEK_CALL: &str = "<｜tool▁call▁begin｜>";
@@ -31,7 +31,7 @@ const KIMI_SECTION_END: &str = "<|tool_calls_section_end|>";
 
 /// A deepseek or kimi call at `at`: a section's opening token followed by a call's, or a call's
 /// alone (a later call of a section).
-pub(super) fn section_opening(text: &str, at: usize, tool: &str) -> Option<Opening> {
+pub(crate) fn section_opening(text: &str, at: usize, tool: &str) -> Option<Opening> {
     if let Some(next) = after(text, at, DEEPSEEK_SECTION) {
         let call = after(text, skip_space(text, next), DEEPSEEK_CALL)?;
         return deepseek_call(text, at, call, true, tool);
@@ -97,7 +97,7 @@ fn kimi_call(text: &str, start: usize, call: usize, section: bool, tool: &str) -
 
 /// A harmony call at `to=functions.`; it starts at the `<|start|>assistant` and
 /// `<|channel|>commentary` (or `analysis`) written before the recipient, when they are.
-pub(super) fn harmony_opening(text: &str, at: usize, tool: &str) -> Option<Opening> {
+pub(crate) fn harmony_opening(text: &str, at: usize, tool: &str) -> Option<Opening> {
     let (named, end) = named(text, at + RECIPIENT.len(), tool, |rest| {
         rest.is_empty() || rest.starts_with(['<', ' ', '\t', '\r', '\n'])
     })?;
@@ -142,7 +142,7 @@ fn section_end(text: &str, at: usize, close: &str) -> Result<usize, String> {
 }
 
 /// Reads a deepseek call from after the tool's name.
-pub(super) fn read_deepseek(
+pub(crate) fn read_deepseek(
     text: &str,
     section: bool,
     body: usize,
@@ -172,7 +172,7 @@ pub(super) fn read_deepseek(
 }
 
 /// Reads a kimi call from after `functions.NAME`.
-pub(super) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'_>, String> {
     if !section {
         return Err(format!("the call does not open with {KIMI_SECTION}"));
     }
@@ -198,7 +198,7 @@ pub(super) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'
 /// Reads a harmony call from after `to=functions.NAME`: an optional channel, optional
 /// whitespace, an optional `<|constrain|>json` or ` json`, an optional `<|message|>`, the
 /// object.
-pub(super) fn read_harmony(text: &str, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_harmony(text: &str, body: usize) -> Result<Read<'_>, String> {
     let mut at = after(text, body, "<|channel|>commentary")
         .or_else(|| after(text, body, "<|channel|>analysis"))
         .unwrap_or(body);
