@@ -42,7 +42,8 @@
 //! 10. `hook.rs`: tool, turn and model hooks, and the chain a call runs through.
 //! 11. `run/`: the loop: `call.rs` one call and the terminal gate's seam, `turn.rs` turns and
 //!     rounds, `resume.rs` resuming, `agent.rs` the options and the start of a run.
-//! 12. `executor.rs`: the terminal submit gated through result validators.
+//! 12. `validator.rs`, then `executor.rs`: result validators and their findings; the terminal
+//!     submit gated through them.
 //! 13. `middleware.rs`: soft tool errors and tool approval, built on hooks and the agent's
 //!     options; the loop never names them.
 //! 14. `runtime.rs`, then `mcp.rs` (feature `mcp`) and `transport/` (one feature per
@@ -76,13 +77,13 @@ mod tool;
     feature = "openai-responses"
 ))]
 pub mod transport;
+mod validator;
 
 pub use context::ToolContext;
 pub use definition::ToolDefinition;
 pub use error::{BoxError, RunError, RunErrorKind, ToolError};
 pub use executor::{
-    validator_fn, Committed, Execution, Executor, ExecutorError, Finding, FindingKind,
-    ResultValidator, Terminal, TraceRecord, TraceStatus,
+    Committed, Execution, Executor, ExecutorError, Terminal, TraceRecord, TraceStatus,
 };
 pub use hook::{
     tool_hook_fn, turn_hook_fn, ModelHook, ModelNext, Next, ToolCall, ToolHook, TurnEnd, TurnHook,
@@ -101,6 +102,7 @@ pub use response::Response;
 pub use run::{Agent, Resume, DEFAULT_MAX_TURNS};
 pub use stream::{ChunkSink, ModelStream, StreamError};
 pub use tool::{interrupt_as, DefinitionError, InterruptedCall, Tool, ToolOutput, TypedTool};
+pub use validator::{validator_fn, Finding, FindingKind, ResultValidator};
 
 #[cfg(test)]
 mod tests {
