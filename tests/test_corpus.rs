@@ -2,9 +2,7 @@
 //! providers' call shapes with the public API (a model's text turn and an invented wrapper's
 //! arguments through their own entry points).
 
-use submit_result::{
-    parallel_entries, Arguments, Options, Provider, StopReason, SubmitTool, Trace,
-};
+use submit_result::{Arguments, Options, Provider, StopReason, SubmitTool, Trace};
 
 const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 

@@ -10,6 +10,7 @@ use crate::error::{ParameterCause, SubmitError};
 use crate::metadata::{SubmitResult, REASONING};
 use crate::options::{BuildError, Options};
 use crate::outcome::{AppliedRecovery, Outcome, RecoveryKind, Rejected};
+use crate::parse::wrapper::{parallel_entries, NOT_A_TOOL};
 use crate::parse::{text, Arguments, Parser};
 use crate::provider::{Call, CallShapeError, Provider};
 use crate::schema;
@@ -320,6 +321,65 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }
+    }
+
+    /// Handles a whole `multi_tool_use.parallel` call for this tool, as a reader that runs no
+    /// other tool does (the command line's `parse`): its one entry naming this tool is handled
+    /// as that call ([`SubmitTool::handle_parallel_entry`]); `None` when no entry names it.
+    /// Two or more entries naming it, or an entry not of the wrapper's shape, decline the
+    /// wrapper as a whole (cause [`ParameterCause::UndecodableArguments`], message
+    /// `multi_tool_use.parallel is not a tool; call each tool directly`). Under
+    /// [`StopReason::OutputLimit`] the entry is cut only when it is the wrapper's last.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use serde_json::json;
+    /// use submit_result::{Arguments, Options, StopReason, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// let wrapper = json!({"tool_uses": [
+    ///     {"recipient_name": "functions.search", "parameters": {"q": "42"}},
+    ///     {"recipient_name": "functions.submit_result",
+    ///      "parameters": {"reasoning": "checked", "result": {"text": "42"}}}]});
+    /// let outcome = tool.handle_parallel(Arguments::Value(&wrapper), StopReason::Complete);
+    /// assert_eq!(outcome.unwrap().accepted().unwrap().response.text, "42");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn handle_parallel(
+        &self,
+        arguments: Arguments<'_>,
+        stop: StopReason,
+    ) -> Option<Outcome<R>> {
+        let declined = |message: String| {
+            self.reject(SubmitError::parameter(
+                ParameterCause::UndecodableArguments,
+                message,
+            ))
+        };
+        let entries = match parallel_entries(arguments) {
+            Ok(entries) => entries,
+            Err(message) => return Some(declined(message)),
+        };
+        let mut of_tool = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.name == self.name());
+        let (at, entry) = of_tool.next()?;
+        if of_tool.next().is_some() {
+            return Some(declined(NOT_A_TOOL.to_owned()));
+        }
+        let stop = if at + 1 == entries.len() {
+            stop
+        } else {
+            StopReason::Complete
+        };
+        Some(self.handle_parallel_entry(&entry.parameters, stop))
     }
 
     /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one

@@ -1,7 +1,7 @@
 // The corpus runner, shared by `tests/test_corpus.rs` (through the public API) and the parser's
 // unit tests in `submit-core` (through a tool built directly). The including module provides
 // `Sample`, `SubmitTool`, `Provider`, `Trace`, `Options`, `StopReason`, `Arguments`,
-// `parallel_entries`, `CORPUS_DIR` and `build_tool`.
+// `CORPUS_DIR` and `build_tool`.
 //
 // Each file in the corpus is a JSON array of vectors:
 // `{name, source?, options?, arguments | arguments_text | (call, providers) | text | wrapper,
@@ -15,9 +15,9 @@
 // for OpenAI); `arguments_text` is OpenAI argument text as sent; `call` is a native call object
 // for the listed providers. `text` is a model's visible text turn, run through
 // `SubmitTool::handle_text`; `wrapper` is the arguments of a `multi_tool_use.parallel` call (an
-// object, or a string holding its text), read by `parallel_entries`, whose one entry of the tool
-// goes through `SubmitTool::handle_parallel_entry` (no entry of the tool: not found; two or more:
-// the wrapper is declined). For both, `stop` is how the turn ended in `provider`'s spelling (any
+// object, or a string holding its text), run through `SubmitTool::handle_parallel` (its one
+// entry of the tool handled as that call; no entry of the tool: not found; two or more: the
+// wrapper is declined). For both, `stop` is how the turn ended in `provider`'s spelling (any
 // provider's when none is named); under the output-token limit a wrapper's entry is cut only
 // when it is the wrapper's last. `expected` holds `accepted` and, as needed, `found` (`false`:
 // no call of the tool was found), `response`, `reasoning`, `recovery`, `recoveries` (the array of
@@ -185,7 +185,12 @@ enum CorpusTool {
 fn corpus_options(options: &Value) -> Options {
     let flag = |key: &str| options[key].as_bool().unwrap_or(false);
     let mut built = Options::new()
-        .tool_name(options["name"].as_str().unwrap_or("submit_result").to_owned())
+        .tool_name(
+            options["name"]
+                .as_str()
+                .unwrap_or("submit_result")
+                .to_owned(),
+        )
         .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
         .flat_payload(flag("flat"))
         .omit_reasoning(flag("omit_reasoning"))
@@ -229,12 +234,6 @@ fn corpus_stop(vector: &Value) -> StopReason {
     }
 }
 
-/// A rejection of the `multi_tool_use.parallel` wrapper, as the command-line tool prints it.
-fn corpus_wrapper_declined(message: &str) -> Value {
-    json!({"accepted": false, "class": "parameter", "cause": "undecodable_arguments",
-           "trace_error": format!("parameter error: {message}"), "tool_result": {"error": message}})
-}
-
 /// The outcome of a `text` or `wrapper` vector for one tool, as the command-line tool prints
 /// it; `None` when no call of the tool was found.
 fn corpus_found<R: serde::de::DeserializeOwned + serde::Serialize>(
@@ -250,29 +249,18 @@ fn corpus_found<R: serde::de::DeserializeOwned + serde::Serialize>(
             Value::String(text) => Arguments::Text(text),
             other => Arguments::Value(other),
         };
-        let entries = match parallel_entries(arguments) {
-            Ok(entries) => entries,
-            Err(message) => return Some(corpus_wrapper_declined(&message)),
-        };
-        let mut of_tool = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, entry)| entry.name == tool.name());
-        let (at, entry) = of_tool.next()?;
-        if of_tool.next().is_some() {
-            return Some(corpus_wrapper_declined(
-                "multi_tool_use.parallel is not a tool; call each tool directly",
-            ));
-        }
-        let last = at + 1 == entries.len();
-        let stop = if last { stop } else { StopReason::Complete };
-        tool.handle_parallel_entry(&entry.parameters, stop)
+        tool.handle_parallel(arguments, stop)?
     };
     Some(serde_json::to_value(outcome).unwrap())
 }
 
 /// Checks a `text` or `wrapper` vector; the mismatches.
-fn corpus_check_found(tool: &CorpusTool, vector: &Value, success: &str, payload: &str) -> Vec<String> {
+fn corpus_check_found(
+    tool: &CorpusTool,
+    vector: &Value,
+    success: &str,
+    payload: &str,
+) -> Vec<String> {
     let outcome = match tool {
         CorpusTool::Typed(tool) => corpus_found(tool, vector),
         CorpusTool::Schema(tool) => corpus_found(tool, vector),

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::testing::TestTool;
-use super::wrapper::parallel_entries;
 use super::Arguments;
 use crate::options::Options;
 use crate::provider::Provider;

@@ -20,7 +20,8 @@ use super::Arguments;
 pub const PARALLEL_WRAPPER: &str = "multi_tool_use.parallel";
 
 /// What the model reads when the wrapper is declined.
-const NOT_A_TOOL: &str = "multi_tool_use.parallel is not a tool; call each tool directly";
+pub(crate) const NOT_A_TOOL: &str =
+    "multi_tool_use.parallel is not a tool; call each tool directly";
 
 /// How an entry names its tool.
 const RECIPIENT: &str = "functions.";
