@@ -72,7 +72,9 @@ pub struct ParseArgs {
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub common: Common,
-    /// The file holding the call; `-` or nothing reads standard input.
+    /// The file holding the call; `-` or nothing reads standard input. A call named
+    /// multi_tool_use.parallel (a wrapper models invent) is read for its one entry of the tool,
+    /// handled as that call; with none, the output is {"accepted": false, "found": false}.
     #[arg(value_name = "CALL_FILE|-")]
     pub call: Option<PathBuf>,
     /// The stop reason of the model turn that carried the call, in the provider's own spelling

@@ -49,7 +49,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use serde_json::Value;
-use submit_core::{Options, Provider, StopReason, SubmitTool};
+use submit_core::{Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
 
 use crate::args::{Cli, Command, Common, DefinitionArgs, McpArgs, ParseArgs, TriageArgs};
 use crate::error::{clap_one_line, CliError};
@@ -188,7 +188,14 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
         path: path.map(Path::to_path_buf),
         source,
     })?;
-    provider.read_call(&call).map_err(CliError::CallShape)?;
+    let read = provider.read_call(&call).map_err(CliError::CallShape)?;
+    // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that call.
+    if read.name == Some(PARALLEL_WRAPPER) {
+        return match tool.handle_parallel(read.arguments, end(provider)) {
+            Some(outcome) => print_json(&OutcomeView::new(&outcome, None)),
+            None => print_json(&serde_json::json!({"accepted": false, "found": false})),
+        };
+    }
     let outcome = tool.handle_in_turn(provider, &call, end(provider));
     print_json(&OutcomeView::new(&outcome, None))
 }

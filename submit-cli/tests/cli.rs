@@ -1415,3 +1415,48 @@ fn parse_text_that_is_not_utf8_exits_2_saying_so() {
          text as it arrived, in UTF-8"
     );
 }
+
+/// A Chat tool call named `multi_tool_use.parallel` holding `tool_uses`.
+fn parallel_call(tool_uses: Value) -> Value {
+    json!({"id": "call_1", "type": "function", "function": {
+        "name": "multi_tool_use.parallel",
+        "arguments": json!({"tool_uses": tool_uses}).to_string()}})
+}
+
+#[test]
+fn parse_reads_the_one_entry_of_the_tool_in_a_parallel_wrapper() {
+    let call = parallel_call(json!([
+        {"recipient_name": "functions.lookup", "parameters": {"city": "Paris"}},
+        {"recipient_name": "functions.submit_result",
+         "parameters": {"reasoning": "Checked the logs.", "result": {"summary": "disk full"}}}
+    ]));
+    let outcome = parse_stdin("openai-chat", &call);
+    assert_eq!(outcome["accepted"], true, "{outcome}");
+    assert_eq!(
+        outcome["recoveries"],
+        json!([{"kind": "parallel_wrapper", "parameters": []}])
+    );
+}
+
+#[test]
+fn parse_of_a_parallel_wrapper_without_the_tool_says_none_was_found() {
+    let call = parallel_call(json!([
+        {"recipient_name": "functions.lookup", "parameters": {"city": "Paris"}}
+    ]));
+    assert_eq!(
+        parse_stdin("openai-chat", &call),
+        json!({"accepted": false, "found": false})
+    );
+}
+
+#[test]
+fn parse_declines_a_parallel_wrapper_with_two_entries_of_the_tool() {
+    let entry = json!({"recipient_name": "functions.submit_result",
+        "parameters": {"reasoning": "r", "result": {"summary": "x"}}});
+    let outcome = parse_stdin("openai-chat", &parallel_call(json!([entry, entry])));
+    assert_eq!(outcome["cause"], "undecodable_arguments");
+    assert_eq!(
+        outcome["tool_result"]["error"],
+        "multi_tool_use.parallel is not a tool; call each tool directly"
+    );
+}
