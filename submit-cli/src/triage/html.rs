@@ -54,12 +54,15 @@ fn table(page: &mut String, report: &Report) {
 }
 
 /// One bar per outcome kind or cause with a nonzero count, as long as its share of the
-/// largest; an empty report draws an empty chart with a note.
+/// largest (a part of a kind, `call_in_text` in one format, is in the table only); an empty
+/// report draws an empty chart with a note.
 fn chart(page: &mut String, report: &Report) {
     let bars: Vec<_> = report
         .rows()
         .into_iter()
-        .filter(|row| !matches!(row.kind, RowKind::Count | RowKind::Total) && row.count > 0)
+        .filter(|row| {
+            !matches!(row.kind, RowKind::Count | RowKind::Total | RowKind::Part) && row.count > 0
+        })
         .collect();
     let largest = bars.iter().map(|row| row.count).max().unwrap_or(0);
     let height = BAR_HEIGHT * (bars.len().max(1) as f64) + 8.0;
@@ -240,9 +243,9 @@ const TAIL: &str = r#"<script>document.body.dataset.rendered = "ok";</script>
 #[cfg(test)]
 mod tests {
     use super::super::summary::Summary;
-    use super::super::test_support::{accepted, parameter, payload};
+    use super::super::test_support::{accepted, parameter, payload, recovered};
     use super::*;
-    use submit_core::{ParameterCause, Recovery};
+    use submit_core::{AppliedRecovery, ParameterCause, Recovery, TextFormat};
 
     #[test]
     fn text_from_the_input_is_escaped() {
@@ -326,5 +329,38 @@ mod tests {
         assert_eq!(bars.len(), 3, "clean, swallowed_parameter, truncated_call");
         assert!(bars[2].contains("bar rejected") && bars[2].contains(">truncated_call<"));
         assert!(bars[2].contains(&format!("width=\"{BAR_WIDTH:.1}\"")));
+    }
+
+    #[test]
+    fn calls_in_text_have_their_row_and_bar_and_each_format_a_row_under_it() {
+        let mut summary = Summary {
+            lines: 4,
+            ..Summary::default()
+        };
+        let in_text = |format| recovered(vec![AppliedRecovery::call_in_text(format)]);
+        summary.record(&in_text(TextFormat::Hermes), None);
+        summary.record(&in_text(TextFormat::Hermes), None);
+        summary.record(&in_text(TextFormat::Pythonic), None);
+        summary.record(&accepted(None), None);
+        let page = html(&summary.report(10));
+        for (depth, label, count, share) in [
+            (1, "call_in_text", 3, "75.00%"),
+            (2, "call_in_text (hermes)", 2, "50.00%"),
+            (2, "call_in_text (pythonic)", 1, "25.00%"),
+        ] {
+            let row = format!(
+                "<tr class=\"depth-{depth}\"><td>{label}</td><td class=\"n\">{count}</td>\
+                 <td class=\"n\">{share}</td></tr>"
+            );
+            assert!(page.contains(&row), "{row}: {page}");
+        }
+        assert!(!page.contains("call_in_text (glm)"), "{page}");
+        // A format is a part of call_in_text: the chart draws call_in_text once.
+        let bars: Vec<&str> = page
+            .lines()
+            .filter(|l| l.starts_with("<g class=\"bar"))
+            .collect();
+        assert_eq!(bars.len(), 2, "clean, call_in_text: {page}");
+        assert!(bars[1].contains("bar recovered") && bars[1].contains(">call_in_text<"));
     }
 }

@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
-use submit_core::ParameterCause;
+use submit_core::{ParameterCause, TextFormat};
 
 use super::summary::{MalformedLine, Summary, MALFORMED_KEPT};
 use crate::shapes::ShapeCount;
@@ -50,7 +51,13 @@ impl Summary {
                 wrapped_arguments: share(self.wrapped_arguments),
                 stringified_property: share(self.stringified_property),
                 closing_markup: share(self.closing_markup),
+                call_in_text: share(self.call_in_text),
+                parallel_wrapper: share(self.parallel_wrapper),
+                wrapped_call: share(self.wrapped_call),
+                stringified_value: share(self.stringified_value),
+                enum_case: share(self.enum_case),
             },
+            call_in_text_format: TextFormats(self.call_in_text_format.map(share)),
             rejected: share(parameter + self.payload),
             class: Classes {
                 parameter: share(parameter),
@@ -115,6 +122,8 @@ pub struct Report {
     pub clean: Share,
     /// Accepted after each recovery.
     pub recovery: Recoveries,
+    /// Accepted after `call_in_text`, by the format the call was written in.
+    pub call_in_text_format: TextFormats,
     /// Rejected calls.
     pub rejected: Share,
     /// Rejections by class.
@@ -166,7 +175,55 @@ pub struct Recoveries {
     pub stringified_property: Share,
     /// `closing_markup`.
     pub closing_markup: Share,
+    /// `call_in_text`.
+    pub call_in_text: Share,
+    /// `parallel_wrapper`.
+    pub parallel_wrapper: Share,
+    /// `wrapped_call`.
+    pub wrapped_call: Share,
+    /// `stringified_value`.
+    pub stringified_value: Share,
+    /// `enum_case`.
+    pub enum_case: Share,
 }
+
+/// Calls read from text, by format: one share per format, in the order of
+/// [`TextFormat::ALL`]. Serializes as an object keyed by the format's name (`hermes`, …), every
+/// format present.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextFormats(pub [Share; TextFormat::ALL.len()]);
+
+impl TextFormats {
+    /// The share of `format`; none for a format this build does not know.
+    pub fn get(&self, format: TextFormat) -> Option<Share> {
+        let at = TextFormat::ALL.iter().position(|f| *f == format)?;
+        self.0.get(at).copied()
+    }
+}
+
+impl Serialize for TextFormats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (format, share) in TextFormat::ALL.iter().zip(&self.0) {
+            map.serialize_entry(format.as_str(), share)?;
+        }
+        map.end()
+    }
+}
+
+/// The label of the row of calls read from text in each format, in the order of
+/// [`TextFormat::ALL`] (a format added there fails to build until it has its label here).
+const FORMAT_LABELS: [&str; TextFormat::ALL.len()] = [
+    "call_in_text (hermes)",
+    "call_in_text (xml_function)",
+    "call_in_text (glm)",
+    "call_in_text (mistral)",
+    "call_in_text (llama_json)",
+    "call_in_text (deepseek)",
+    "call_in_text (kimi)",
+    "call_in_text (harmony)",
+    "call_in_text (pythonic)",
+];
 
 /// Rejections by class.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -222,6 +279,8 @@ pub enum RowKind {
     Clean,
     /// Accepted after this recovery (a call counts under each kind that applied).
     Recovered,
+    /// A part of the recovery row above it (`call_in_text` in one format): not a bar.
+    Part,
     /// Rejected with this cause or class.
     Rejected,
 }
@@ -242,7 +301,8 @@ pub struct Row {
 }
 
 impl Report {
-    /// The summary's rows in order; `lines without submit call` only when there were some.
+    /// The summary's rows in order; `lines without submit call` only when there were some, and
+    /// a `call_in_text (<format>)` row under `call_in_text` for each format that had calls.
     pub fn rows(&self) -> Vec<Row> {
         let count = |label, count| Row {
             label,
@@ -320,6 +380,30 @@ impl Report {
                 RowKind::Recovered,
                 recovery.closing_markup,
             ),
+            share("call_in_text", 1, RowKind::Recovered, recovery.call_in_text),
+        ]);
+        rows.extend(
+            FORMAT_LABELS
+                .iter()
+                .zip(&self.call_in_text_format.0)
+                .filter(|(_, format)| format.count > 0)
+                .map(|(label, format)| share(label, 2, RowKind::Part, *format)),
+        );
+        rows.extend([
+            share(
+                "parallel_wrapper",
+                1,
+                RowKind::Recovered,
+                recovery.parallel_wrapper,
+            ),
+            share("wrapped_call", 1, RowKind::Recovered, recovery.wrapped_call),
+            share(
+                "stringified_value",
+                1,
+                RowKind::Recovered,
+                recovery.stringified_value,
+            ),
+            share("enum_case", 1, RowKind::Recovered, recovery.enum_case),
             share("rejected", 0, RowKind::Total, self.rejected),
             share("parameter", 1, RowKind::Total, self.class.parameter),
             share(
@@ -361,11 +445,22 @@ impl Report {
     /// The report as a table for people.
     pub fn table(&self) -> String {
         let mut out = String::new();
-        for row in self.rows() {
+        let rows = self.rows();
+        // 26 columns, wider when a row's label is longer (`call_in_text (xml_function)`).
+        let width = rows
+            .iter()
+            .map(|row| 2 * row.depth + row.label.chars().count())
+            .fold(26, usize::max);
+        for row in rows {
             let label = format!("{:indent$}{}", "", row.label, indent = 2 * row.depth);
             let _ = match row.share {
-                Some(share) => writeln!(out, "{label:<26} {:>12} {:>8}", row.count, percent(share)),
-                None => writeln!(out, "{label:<26} {:>12}", row.count),
+                Some(share) => writeln!(
+                    out,
+                    "{label:<width$} {:>12} {:>8}",
+                    row.count,
+                    percent(share)
+                ),
+                None => writeln!(out, "{label:<width$} {:>12}", row.count),
             };
         }
         if !self.failed_entries.is_empty() {
@@ -420,10 +515,10 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{accepted, outcome_shape, parameter, payload};
+    use super::super::test_support::{accepted, outcome_shape, parameter, payload, recovered};
     use super::*;
     use serde_json::json;
-    use submit_core::Recovery;
+    use submit_core::{AppliedRecovery, Recovery, RecoveryKind};
 
     #[test]
     fn summary_aggregates_counts_and_shares() {
@@ -556,6 +651,121 @@ mod tests {
             report.class.parameter.count,
             ParameterCause::ALL.len() as u64
         );
+    }
+
+    #[test]
+    fn every_recovery_kind_has_a_row_and_a_json_key() {
+        let mut summary = Summary::default();
+        for kind in RecoveryKind::ALL {
+            summary.record(&recovered(vec![AppliedRecovery::new(kind)]), None);
+        }
+        let report = summary.report(10);
+        let rows = report.rows();
+        let value = serde_json::to_value(&report).unwrap();
+        for kind in RecoveryKind::ALL {
+            let name = kind.as_str();
+            let row = rows.iter().find(|row| row.label == name);
+            assert_eq!(
+                row.map(|row| (row.depth, row.kind, row.count)),
+                Some((1, RowKind::Recovered, 1)),
+                "{name}"
+            );
+            assert_eq!(value["recovery"][name]["count"], 1, "{name}");
+        }
+        let kinds = value["recovery"].as_object().map_or(0, |kinds| kinds.len());
+        assert_eq!(kinds, RecoveryKind::ALL.len());
+        assert_eq!(report.accepted.count, RecoveryKind::ALL.len() as u64);
+        assert_eq!(report.clean.count, 0);
+    }
+
+    #[test]
+    fn every_text_format_has_a_row_under_call_in_text_and_a_json_key() {
+        let mut summary = Summary::default();
+        for format in TextFormat::ALL {
+            summary.record(
+                &recovered(vec![AppliedRecovery::call_in_text(format)]),
+                None,
+            );
+        }
+        let report = summary.report(10);
+        assert_eq!(
+            report.recovery.call_in_text.count,
+            TextFormat::ALL.len() as u64
+        );
+        let rows = report.rows();
+        let value = serde_json::to_value(&report).unwrap();
+        let under = rows
+            .iter()
+            .position(|row| row.label == "call_in_text")
+            .unwrap_or(usize::MAX);
+        for (at, format) in TextFormat::ALL.into_iter().enumerate() {
+            let name = format.as_str();
+            let label = format!("call_in_text ({name})");
+            let row = rows.get(under.wrapping_add(1 + at));
+            assert_eq!(
+                row.map(|row| (row.label, row.depth, row.kind, row.count)),
+                Some((label.as_str(), 2, RowKind::Part, 1)),
+                "{name}"
+            );
+            assert_eq!(value["call_in_text_format"][name]["count"], 1, "{name}");
+            assert_eq!(
+                report.call_in_text_format.get(format).map(|s| s.count),
+                Some(1)
+            );
+        }
+        let formats = value["call_in_text_format"]
+            .as_object()
+            .map_or(0, |formats| formats.len());
+        assert_eq!(formats, TextFormat::ALL.len());
+    }
+
+    #[test]
+    fn only_formats_with_calls_have_a_row_and_every_format_a_json_key() {
+        let mut summary = Summary {
+            lines: 4,
+            ..Summary::default()
+        };
+        let in_text = |format| AppliedRecovery::call_in_text(format);
+        summary.record(&recovered(vec![in_text(TextFormat::Hermes)]), None);
+        // Each kind counts once for a call, whatever else applied after it.
+        summary.record(
+            &recovered(vec![
+                in_text(TextFormat::XmlFunction),
+                AppliedRecovery::new(RecoveryKind::StringifiedArguments),
+            ]),
+            None,
+        );
+        summary.record(&accepted(None), None);
+        summary.record(&parameter(ParameterCause::UndecodableArguments), None);
+        let report = summary.report(10);
+        let labels: Vec<&str> = report
+            .rows()
+            .iter()
+            .filter(|row| row.label.starts_with("call_in_text"))
+            .map(|row| row.label)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "call_in_text",
+                "call_in_text (hermes)",
+                "call_in_text (xml_function)"
+            ]
+        );
+        let value = serde_json::to_value(&report).unwrap();
+        assert_eq!(value["recovery"]["call_in_text"]["count"], 2);
+        assert_eq!(value["recovery"]["stringified_arguments"]["count"], 1);
+        assert_eq!(value["call_in_text_format"]["pythonic"]["count"], 0);
+        assert_eq!(value["call_in_text_format"]["hermes"]["share"], 0.25);
+        // The longest label widens the label column; every count stays in one column.
+        let table = report.table();
+        let row = format!(
+            "\n{:<31} {:>12} {:>8}\n",
+            "    call_in_text (xml_function)", 1, "25.00%"
+        );
+        assert!(table.contains(&row), "{table}");
+        let clean = format!("\n{:<31} {:>12} {:>8}\n", "  clean", 1, "25.00%");
+        assert!(table.contains(&clean), "{table}");
     }
 
     #[test]

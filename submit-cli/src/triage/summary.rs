@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
-use submit_core::{Outcome, ParameterCause, RecoveryKind};
+use submit_core::{Outcome, ParameterCause, RecoveryKind, TextFormat};
 
 use crate::shapes::ShapeCounter;
 
@@ -51,6 +51,18 @@ pub struct Summary {
     pub stringified_property: u64,
     /// Accepted after removing tool-call markup from string properties.
     pub closing_markup: u64,
+    /// Accepted after reading a call the model wrote as text.
+    pub call_in_text: u64,
+    /// The calls read from text, by format, in the order of [`TextFormat::ALL`].
+    pub call_in_text_format: [u64; TextFormat::ALL.len()],
+    /// Accepted after taking the call out of a `multi_tool_use.parallel` wrapper.
+    pub parallel_wrapper: u64,
+    /// Accepted after unwrapping arguments that were the whole call.
+    pub wrapped_call: u64,
+    /// Accepted after decoding values below the payload's top that arrived as strings.
+    pub stringified_value: u64,
+    /// Accepted after matching enum values written in another letter case.
+    pub enum_case: u64,
     /// Rejected: payload class.
     pub payload: u64,
     /// Rejected: parameter class, any cause.
@@ -116,6 +128,16 @@ impl Summary {
                         *count += 1;
                     }
                 }
+                let format = accepted
+                    .recoveries
+                    .iter()
+                    .find(|rule| rule.kind == RecoveryKind::CallInText)
+                    .and_then(|rule| rule.format);
+                let at =
+                    format.and_then(|format| TextFormat::ALL.iter().position(|f| *f == format));
+                if let Some(at) = at {
+                    self.call_in_text_format[at] += 1;
+                }
             }
             Outcome::Rejected(rejected) => match rejected.error.cause() {
                 None => self.payload += 1,
@@ -155,6 +177,12 @@ impl Summary {
             RecoveryKind::WrappedArguments => &mut self.wrapped_arguments,
             RecoveryKind::StringifiedProperty => &mut self.stringified_property,
             RecoveryKind::ClosingMarkup => &mut self.closing_markup,
+            RecoveryKind::CallInText => &mut self.call_in_text,
+            RecoveryKind::ParallelWrapper => &mut self.parallel_wrapper,
+            RecoveryKind::WrappedCall => &mut self.wrapped_call,
+            RecoveryKind::StringifiedValue => &mut self.stringified_value,
+            RecoveryKind::EnumCase => &mut self.enum_case,
+            // A kind added to the core after these: counted among the accepted only.
             _ => return None,
         })
     }

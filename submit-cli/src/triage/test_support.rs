@@ -1,7 +1,9 @@
 //! Outcomes made by hand, for the tests of the counts and of the reader.
 
 use serde_json::{json, Value};
-use submit_core::{Accepted, Outcome, ParameterCause, Recovery, Rejected, SubmitError};
+use submit_core::{
+    Accepted, AppliedRecovery, Outcome, ParameterCause, Recovery, Rejected, SubmitError,
+};
 
 pub(crate) fn accepted(recovery: Option<Recovery>) -> Outcome<Value> {
     Outcome::Accepted(Accepted {
@@ -9,6 +11,16 @@ pub(crate) fn accepted(recovery: Option<Recovery>) -> Outcome<Value> {
         reasoning: String::new(),
         recovery,
         recoveries: Vec::new(),
+        tool_result: json!({"success": true}),
+    })
+}
+
+pub(crate) fn recovered(recoveries: Vec<AppliedRecovery>) -> Outcome<Value> {
+    Outcome::Accepted(Accepted {
+        response: json!({}),
+        reasoning: String::new(),
+        recovery: None,
+        recoveries,
         tool_result: json!({"success": true}),
     })
 }
