@@ -21,6 +21,17 @@
 //! of any tool, may be cut off: a submit call that is that last call is found with
 //! [`StopReason::OutputLimit`]. Every other call, and every call of a bare call line or a
 //! conversation (which carry no stop reason), is found with [`StopReason::Complete`].
+//!
+//! A turn of a whole response that made no call of the submit tool also gives its visible text
+//! ([`FoundText`]), to be read for a call the model wrote as text: an Anthropic message's
+//! `text` blocks, a chat choice's `message.content` (a string, or its `text` parts), a
+//! Responses object's `output_text` parts of its `message` items, a Gemini candidate's `text`
+//! parts that are not thoughts and, when its `finishReason` is `MALFORMED_FUNCTION_CALL`, its
+//! `finishMessage` (where Gemini puts the call it could not parse). Reasoning and thinking are
+//! never part of it. The text is found with [`StopReason::OutputLimit`] when its turn stopped at
+//! the limit and no tool call follows it. Bare calls and conversations give no text.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 use submit_core::{Provider, StopReason};
@@ -42,6 +53,18 @@ pub struct Found<'a> {
     pub end: StopReason,
 }
 
+/// The visible text of a turn of a whole response that made no call of the submit tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FoundText<'a> {
+    /// The provider whose response it is.
+    pub provider: Provider,
+    /// The text, its pieces joined (borrowed when it is one piece).
+    pub text: Cow<'a, str>,
+    /// How the turn ended, as it bears on the text: [`StopReason::OutputLimit`] only when the
+    /// turn stopped at the output-token limit and no tool call follows the text.
+    pub end: StopReason,
+}
+
 /// What one line holds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Line<'a> {
@@ -51,6 +74,9 @@ pub enum Line<'a> {
         custom_id: Option<&'a str>,
         /// The calls, in the order they appear.
         calls: Vec<Found<'a>>,
+        /// The visible text of each turn of a whole response that made no submit call and
+        /// wrote some text, in the order the turns appear.
+        texts: Vec<FoundText<'a>>,
     },
     /// A batch entry that holds no answer: errored, canceled, expired, or not HTTP 200.
     Failed {
@@ -84,21 +110,19 @@ pub fn find<'a>(
                 message: None,
                 end: StopReason::Complete,
             }],
+            texts: Vec::new(),
         }),
         InputFormat::OpenaiBatch => openai_batch(value, tool),
         InputFormat::AnthropicBatch => anthropic_batch(value, tool),
         InputFormat::GeminiBatch => gemini_batch(value, tool),
         InputFormat::Response => {
-            let calls = response(value, tool).ok_or_else(|| {
+            let answer = response_of(value, tool, None).ok_or_else(|| {
                 "not a response: expected a chat completion (`choices`), a Responses object \
                  (`output`), an Anthropic message (`\"type\": \"message\"`) or a Gemini answer \
                  (`candidates`)"
                     .to_owned()
             })?;
-            Ok(Line::Calls {
-                custom_id: None,
-                calls,
-            })
+            Ok(answer.line(None))
         }
         InputFormat::Conversation => {
             let calls = conversation(value, tool).ok_or_else(|| {
@@ -109,6 +133,7 @@ pub fn find<'a>(
             Ok(Line::Calls {
                 custom_id: None,
                 calls,
+                texts: Vec::new(),
             })
         }
     }
@@ -182,7 +207,7 @@ fn openai_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
         None => return Err("an OpenAI batch line whose response has no `status_code`".to_owned()),
     }
     let body = response.get("body").unwrap_or(&Value::Null);
-    let calls = response_of(
+    let answer = response_of(
         body,
         tool,
         Some(&[Provider::OpenAiChat, Provider::OpenAiResponses]),
@@ -191,7 +216,7 @@ fn openai_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
         "an OpenAI batch line whose body is neither a chat completion nor a Responses object"
             .to_owned()
     })?;
-    Ok(Line::Calls { custom_id, calls })
+    Ok(answer.line(custom_id))
 }
 
 /// An Anthropic Message Batches result line.
@@ -201,10 +226,10 @@ fn anthropic_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String>
     match result.get("type").and_then(Value::as_str) {
         Some("succeeded") => {
             let message = result.get("message").unwrap_or(&Value::Null);
-            let calls = claude_message(message, tool).ok_or_else(|| {
+            let answer = claude_message(message, tool).ok_or_else(|| {
                 "an Anthropic batch result whose message has no `content` array".to_owned()
             })?;
-            Ok(Line::Calls { custom_id, calls })
+            Ok(answer.line(custom_id))
         }
         Some(status @ ("errored" | "canceled" | "expired")) => Ok(Line::Failed {
             custom_id,
@@ -228,28 +253,47 @@ fn gemini_batch<'a>(value: &'a Value, tool: &str) -> Result<Line<'a>, String> {
         });
     }
     let response = value.get("response").unwrap_or(&Value::Null);
-    let calls = response_of(response, tool, Some(&[Provider::Gemini])).ok_or_else(|| {
+    let answer = response_of(response, tool, Some(&[Provider::Gemini])).ok_or_else(|| {
         "a Gemini batch line whose `response` is not an answer with `candidates`".to_owned()
     })?;
-    Ok(Line::Calls { custom_id, calls })
+    Ok(answer.line(custom_id))
 }
 
-/// The calls of a whole response, `None` when it is not one.
-fn response<'a>(value: &'a Value, tool: &str) -> Option<Vec<Found<'a>>> {
-    response_of(value, tool, None)
+/// What a whole response gives: its submit calls, and the text of each turn that made none.
+#[derive(Default)]
+struct Answer<'a> {
+    calls: Vec<Found<'a>>,
+    texts: Vec<FoundText<'a>>,
 }
 
-fn response_of<'a>(
-    value: &'a Value,
-    tool: &str,
-    only: Option<&[Provider]>,
-) -> Option<Vec<Found<'a>>> {
+impl<'a> Answer<'a> {
+    /// Adds a turn's calls, or its text when it made no submit call.
+    fn turn(&mut self, calls: Vec<Found<'a>>, text: impl FnOnce() -> Option<FoundText<'a>>) {
+        if calls.is_empty() {
+            self.texts
+                .extend(text().filter(|text| !text.text.is_empty()));
+        }
+        self.calls.extend(calls);
+    }
+
+    fn line(self, custom_id: Option<&'a str>) -> Line<'a> {
+        Line::Calls {
+            custom_id,
+            calls: self.calls,
+            texts: self.texts,
+        }
+    }
+}
+
+/// The calls (and texts) of a whole response, `None` when it is not one (or is one of a
+/// provider not in `only`).
+fn response_of<'a>(value: &'a Value, tool: &str, only: Option<&[Provider]>) -> Option<Answer<'a>> {
     let allowed = |provider| only.is_none_or(|only| only.contains(&provider));
     if let Some(choices) = value.get("choices").and_then(Value::as_array) {
         if !allowed(Provider::OpenAiChat) {
             return None;
         }
-        let mut calls = Vec::new();
+        let mut answer = Answer::default();
         // Each choice is a turn of its own, with its own finish reason.
         for choice in choices {
             let message = choice.get("message");
@@ -260,9 +304,32 @@ fn response_of<'a>(
                 .and_then(|tool_calls| tool_calls.last());
             let end = stop(Provider::OpenAiChat, choice.get("finish_reason"));
             mark_last(&mut found, last, end);
-            calls.extend(found);
+            answer.turn(found, || {
+                let content = message?.get("content")?;
+                let text = match content.as_str() {
+                    Some(text) => Cow::Borrowed(text),
+                    None => join(
+                        content
+                            .as_array()?
+                            .iter()
+                            .filter_map(|part| text_of(part, "text")),
+                    )?,
+                };
+                // A message's content comes before its tool calls: a tool call after the text
+                // is where a cut fell.
+                let end = if last.is_some() {
+                    StopReason::Complete
+                } else {
+                    end
+                };
+                Some(FoundText {
+                    provider: Provider::OpenAiChat,
+                    text,
+                    end,
+                })
+            });
         }
-        return Some(calls);
+        return Some(answer);
     }
     if let Some(output) = value.get("output").and_then(Value::as_array) {
         if !allowed(Provider::OpenAiResponses) {
@@ -271,11 +338,12 @@ fn response_of<'a>(
         let mut calls: Vec<Found<'a>> = responses_items(output.iter(), tool, None).collect();
         // Every kind of tool call item is named `…_call` (`function_call`, `custom_tool_call`,
         // `web_search_call`, …); outputs and other items are not.
-        let last = output.iter().rev().find(|item| {
+        let is_call = |item: &Value| {
             item.get("type")
                 .and_then(Value::as_str)
                 .is_some_and(|kind| kind.ends_with("_call"))
-        });
+        };
+        let last = output.iter().rev().find(|item| is_call(item));
         let end = if value.get("status").and_then(Value::as_str) == Some("incomplete") {
             let details = value.get("incomplete_details").unwrap_or(&Value::Null);
             stop(Provider::OpenAiResponses, details.get("reason"))
@@ -283,7 +351,26 @@ fn response_of<'a>(
             StopReason::Complete
         };
         mark_last(&mut calls, last, end);
-        return Some(calls);
+        let mut answer = Answer::default();
+        answer.turn(calls, || {
+            let parts = |item: &'a Value| {
+                let message = item.get("type").and_then(Value::as_str) == Some("message");
+                message
+                    .then(|| item.get("content").and_then(Value::as_array))
+                    .flatten()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|part| text_of(part, "output_text"))
+            };
+            let text = join(output.iter().flat_map(parts))?;
+            let holds_text = |item: &'a Value| parts(item).next().is_some();
+            Some(FoundText {
+                provider: Provider::OpenAiResponses,
+                text,
+                end: text_end(output, holds_text, is_call, end),
+            })
+        });
+        return Some(answer);
     }
     if value.get("type").and_then(Value::as_str) == Some("message") {
         if !allowed(Provider::Claude) {
@@ -295,48 +382,121 @@ fn response_of<'a>(
         if !allowed(Provider::Gemini) {
             return None;
         }
-        let mut calls = Vec::new();
+        let mut answer = Answer::default();
         // Each candidate is a turn of its own, with its own finish reason.
         for candidate in candidates {
             let content = candidate.get("content").unwrap_or(&Value::Null);
-            let mut found = gemini_parts(content.get("parts"), tool, None);
-            let last = content
+            let parts = content
                 .get("parts")
                 .and_then(Value::as_array)
-                .and_then(|parts| {
-                    parts
-                        .iter()
-                        .rev()
-                        .find(|part| part.get("functionCall").is_some())
-                });
-            let end = stop(Provider::Gemini, candidate.get("finishReason"));
+                .map_or(&[][..], Vec::as_slice);
+            let mut found = gemini_parts(content.get("parts"), tool, None);
+            let is_call = |part: &Value| part.get("functionCall").is_some();
+            let last = parts.iter().rev().find(|part| is_call(part));
+            let reason = candidate.get("finishReason");
+            let end = stop(Provider::Gemini, reason);
             mark_last(&mut found, last, end);
-            calls.extend(found);
+            answer.turn(found, || {
+                let visible = |part: &'a Value| {
+                    let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+                    part.get("text")
+                        .and_then(Value::as_str)
+                        .filter(|_| !thought)
+                };
+                let text = join(parts.iter().filter_map(visible));
+                // The call Gemini could not parse is in the candidate's finish message.
+                let malformed = reason.and_then(Value::as_str) == Some("MALFORMED_FUNCTION_CALL");
+                let message = candidate
+                    .get("finishMessage")
+                    .and_then(Value::as_str)
+                    .filter(|_| malformed);
+                let text = match (text, message) {
+                    (Some(text), Some(message)) => Cow::Owned(format!("{text}\n{message}")),
+                    (text, message) => text.or(message.map(Cow::Borrowed))?,
+                };
+                let holds_text = |part: &'a Value| visible(part).is_some();
+                Some(FoundText {
+                    provider: Provider::Gemini,
+                    text,
+                    end: text_end(parts, holds_text, is_call, end),
+                })
+            });
         }
-        return Some(calls);
+        return Some(answer);
     }
     None
 }
 
 /// The calls of an Anthropic message, the last tool call (`tool_use`, `server_tool_use`,
-/// `mcp_tool_use`) marked when its `stop_reason` is the limit; `None` when its content is not
-/// an array.
-fn claude_message<'a>(message: &'a Value, tool: &str) -> Option<Vec<Found<'a>>> {
+/// `mcp_tool_use`) marked when its `stop_reason` is the limit, or its text when it made no
+/// submit call; `None` when its content is not an array.
+fn claude_message<'a>(message: &'a Value, tool: &str) -> Option<Answer<'a>> {
     let mut calls = claude_blocks(message.get("content"), tool, None)?;
-    let last = message
+    let blocks = message
         .get("content")
         .and_then(Value::as_array)
-        .and_then(|blocks| {
-            blocks.iter().rev().find(|block| {
-                block
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .is_some_and(|kind| kind.ends_with("tool_use"))
-            })
-        });
+        .map_or(&[][..], Vec::as_slice);
+    let is_call = |block: &Value| {
+        block
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| kind.ends_with("tool_use"))
+    };
+    let last = blocks.iter().rev().find(|block| is_call(block));
     let end = stop(Provider::Claude, message.get("stop_reason"));
     mark_last(&mut calls, last, end);
-    Some(calls)
+    let mut answer = Answer::default();
+    answer.turn(calls, || {
+        let text = join(blocks.iter().filter_map(|block| text_of(block, "text")))?;
+        let holds_text = |block: &Value| text_of(block, "text").is_some();
+        Some(FoundText {
+            provider: Provider::Claude,
+            text,
+            end: text_end(blocks, holds_text, is_call, end),
+        })
+    });
+    Some(answer)
+}
+
+/// The `text` of a content part or block whose `type` is `kind`.
+fn text_of<'a>(part: &'a Value, kind: &str) -> Option<&'a str> {
+    if part.get("type").and_then(Value::as_str) != Some(kind) {
+        return None;
+    }
+    part.get("text").and_then(Value::as_str)
+}
+
+/// The pieces of a turn's text joined as they are shown, one after the other; `None` when
+/// there is none.
+fn join<'a>(mut pieces: impl Iterator<Item = &'a str>) -> Option<Cow<'a, str>> {
+    let first = pieces.next()?;
+    match pieces.next() {
+        None => Some(Cow::Borrowed(first)),
+        Some(second) => {
+            let mut text = format!("{first}{second}");
+            text.extend(pieces);
+            Some(Cow::Owned(text))
+        }
+    }
+}
+
+/// How a turn's text ended among its ordered `items`: `end` unless a tool call follows the
+/// last item that holds text (then the cut fell in that call, and the text is whole).
+fn text_end<'a>(
+    items: &'a [Value],
+    holds_text: impl Fn(&'a Value) -> bool,
+    is_call: impl Fn(&Value) -> bool,
+    end: StopReason,
+) -> StopReason {
+    let after = items
+        .iter()
+        .rposition(holds_text)
+        .map_or(items.len(), |at| at + 1);
+    if items[after..].iter().any(is_call) {
+        StopReason::Complete
+    } else {
+        end
+    }
 }
 
 /// How a turn ended, from its stop reason as `provider` spells it; one that is absent or not
@@ -731,6 +891,155 @@ mod tests {
         ]);
         let line = auto(&conversation).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(ends(&line), [StopReason::Complete]);
+    }
+
+    /// Each text found with how its turn ended.
+    fn texts<'a>(line: &'a Line<'_>) -> Vec<(Provider, &'a str, StopReason)> {
+        match line {
+            Line::Calls { texts, .. } => texts
+                .iter()
+                .map(|t| (t.provider, t.text.as_ref(), t.end))
+                .collect(),
+            Line::Failed { .. } => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_response_with_no_submit_call_gives_its_visible_text_and_never_its_reasoning() {
+        let complete = StopReason::Complete;
+        let cases = [
+            (
+                json!({"type": "message", "stop_reason": "end_turn", "content": [
+                    {"type": "thinking", "thinking": "T", "signature": "s"},
+                    {"type": "text", "text": "a"},
+                    {"type": "tool_use", "id": "t", "name": "other", "input": {}},
+                    {"type": "text", "text": "b"}]}),
+                (Provider::Claude, "ab"),
+            ),
+            (
+                json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant",
+                    "reasoning_content": "T", "content": "a"}}]}),
+                (Provider::OpenAiChat, "a"),
+            ),
+            (
+                json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant",
+                    "content": [{"type": "text", "text": "a"}, {"type": "refusal", "refusal": "T"},
+                                {"type": "text", "text": "b"}]}}]}),
+                (Provider::OpenAiChat, "ab"),
+            ),
+            (
+                json!({"object": "response", "status": "completed", "output": [
+                    {"type": "reasoning", "summary": [{"type": "summary_text", "text": "T"}]},
+                    {"type": "message", "content": [{"type": "output_text", "text": "a"},
+                                                    {"type": "output_text", "text": "b"}]},
+                    {"type": "message", "content": [{"type": "refusal", "refusal": "T"}]}]}),
+                (Provider::OpenAiResponses, "ab"),
+            ),
+            (
+                json!({"candidates": [{"finishReason": "STOP", "content": {"role": "model",
+                    "parts": [{"text": "T", "thought": true}, {"text": "a"}, {"text": "b"}]}}]}),
+                (Provider::Gemini, "ab"),
+            ),
+            (
+                json!({"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL",
+                    "finishMessage": "Malformed function call: x"}]}),
+                (Provider::Gemini, "Malformed function call: x"),
+            ),
+            (
+                json!({"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL",
+                    "finishMessage": "m", "content": {"parts": [{"text": "a"}]}}]}),
+                (Provider::Gemini, "a\nm"),
+            ),
+        ];
+        for (value, (provider, text)) in cases {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(texts(&line), [(provider, text, complete)], "{value}");
+            assert_eq!(providers(&line), [], "{value}");
+        }
+        // A finish message is read only as the malformed call it names.
+        let stopped = json!({"candidates": [{"finishReason": "SAFETY", "finishMessage": "m"}]});
+        let line = auto(&stopped).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(texts(&line), []);
+    }
+
+    #[test]
+    fn a_turn_with_a_submit_call_or_no_text_gives_no_text() {
+        let call = json!({"type": "tool_use", "id": "t", "name": "submit_result", "input": {}});
+        let cases = [
+            json!({"type": "message", "content": [{"type": "text", "text": "a"}, call]}),
+            json!({"type": "message", "content": [{"type": "thinking", "thinking": "T"}]}),
+            json!({"choices": [{"message": {"content": null, "reasoning_content": "T"}}]}),
+            json!({"choices": [{"message": {"content": ""}}]}),
+            json!({"object": "response", "output": [
+                {"type": "reasoning", "summary": [{"type": "summary_text", "text": "T"}]}]}),
+            json!({"candidates": [{"content": {"parts": [{"text": "T", "thought": true}]}}]}),
+        ];
+        for value in cases {
+            let line = auto(&value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(texts(&line), [], "{value}");
+        }
+        // Each choice is a turn of its own: the one without a submit call gives its text.
+        let chat = json!({"choices": [
+            {"message": {"content": "a", "tool_calls": [chat_call("submit_result")]}},
+            {"message": {"content": "b"}}]});
+        let line = auto(&chat).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            texts(&line),
+            [(Provider::OpenAiChat, "b", StopReason::Complete)]
+        );
+        assert_eq!(providers(&line), [(Provider::OpenAiChat, None)]);
+    }
+
+    #[test]
+    fn bare_calls_and_conversations_give_no_text() {
+        let bare = json!({"type": "message", "role": "assistant", "content": "a"});
+        let line = find(&bare, InputFormat::Call, Provider::Claude, "submit_result")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(texts(&line), []);
+        let conversation = json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}]},
+            {"role": "assistant", "content": "b"}
+        ]);
+        let line = auto(&conversation).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(texts(&line), []);
+    }
+
+    #[test]
+    fn text_at_the_end_of_a_turn_cut_at_the_limit_is_found_at_the_limit() {
+        let limit = StopReason::OutputLimit;
+        let text_only = [
+            json!({"type": "message", "stop_reason": "max_tokens",
+                   "content": [{"type": "text", "text": "a"}]}),
+            json!({"choices": [{"finish_reason": "length", "message": {"content": "a"}}]}),
+            json!({"object": "response", "status": "incomplete",
+                   "incomplete_details": {"reason": "max_output_tokens"},
+                   "output": [{"type": "message", "content": [{"type": "output_text", "text": "a"}]}]}),
+            json!({"candidates": [{"finishReason": "MAX_TOKENS",
+                                   "content": {"parts": [{"text": "a"}]}}]}),
+        ];
+        for value in &text_only {
+            let line = auto(value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(texts(&line)[0].2, limit, "{value}");
+        }
+        // Another tool's call after the text is where the cut fell: the text is whole.
+        let followed = [
+            json!({"type": "message", "stop_reason": "max_tokens", "content": [
+                {"type": "text", "text": "a"},
+                {"type": "tool_use", "id": "t", "name": "other", "input": {}}]}),
+            json!({"choices": [{"finish_reason": "length",
+                                "message": {"content": "a", "tool_calls": [chat_call("other")]}}]}),
+            json!({"object": "response", "status": "incomplete",
+                   "incomplete_details": {"reason": "max_output_tokens"}, "output": [
+                {"type": "message", "content": [{"type": "output_text", "text": "a"}]},
+                {"type": "function_call", "call_id": "c", "name": "other", "arguments": "{"}]}),
+            json!({"candidates": [{"finishReason": "MAX_TOKENS", "content": {"parts": [
+                {"text": "a"}, {"functionCall": {"name": "other", "args": {}}}]}}]}),
+        ];
+        for value in &followed {
+            let line = auto(value).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(texts(&line)[0].2, StopReason::Complete, "{value}");
+        }
     }
 
     #[test]

@@ -51,6 +51,12 @@ pub fn handler(
 /// the tool found by its name; a bare call is read in `provider`'s shape. A submit call that is
 /// the last tool call of a response that stopped at the output-token limit is rejected with
 /// cause `truncated_call` (see [`find`]).
+///
+/// The visible text of a whole response's turn that made no submit call is read for one the
+/// model wrote as text ([`SubmitTool::handle_text`], with how the turn ended): a call found
+/// there is handled after the line's other calls, its outcome recording `call_in_text` and its
+/// format; text with no such call adds nothing, so a line whose turns have neither is counted
+/// as holding no submit call. A call in text carries no declined shape.
 pub fn reader(
     tool: &SubmitTool<Value>,
     provider: Provider,
@@ -62,13 +68,28 @@ pub fn reader(
             calls: Vec::new(),
             failed: Some(status),
         }),
-        Line::Calls { custom_id, calls } => {
-            let mut handled = Vec::with_capacity(calls.len());
+        Line::Calls {
+            custom_id,
+            calls,
+            texts,
+        } => {
+            let mut handled = Vec::with_capacity(calls.len() + texts.len());
             for found in calls {
                 handled.push((
                     found.message,
                     handle(tool, found.provider, found.call, found.end)?,
                 ));
+            }
+            for found in texts {
+                if let Some(outcome) = tool.handle_text(&found.text, found.end) {
+                    handled.push((
+                        None,
+                        Handled {
+                            outcome,
+                            shape: None,
+                        },
+                    ));
+                }
             }
             Ok(Entry {
                 custom_id: custom_id.map(str::to_owned),

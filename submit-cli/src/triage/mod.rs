@@ -7,8 +7,9 @@
 //! 2. `report.rs`: the counts as shares of the calls, as JSON or as a table.
 //! 3. `html.rs`: the report as a static HTML page with a chart.
 //! 4. `found.rs`: where the submit calls are in a line: a bare call, a batch entry, a whole
-//!    response or a conversation.
-//! 5. `handler.rs`: each call found handled by the submit tool.
+//!    response or a conversation; and the visible text of a response's turn that made none.
+//! 5. `handler.rs`: each call found handled by the submit tool, and each such text read for a
+//!    call written as text.
 //! 6. `progress.rs`: the progress line on a terminal.
 //! 7. `read.rs`: the bounded line reader, which runs the rest over a whole input.
 
@@ -22,7 +23,7 @@ mod summary;
 #[cfg(test)]
 mod test_support;
 
-pub use found::{find, Found, Line};
+pub use found::{find, Found, FoundText, Line};
 pub use handler::{handler, reader, Entry, Handled};
 pub use html::html;
 pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES};
