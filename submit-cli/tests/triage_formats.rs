@@ -611,3 +611,225 @@ fn a_recorded_anthropic_answer_cut_at_max_tokens_counts_its_last_call_as_truncat
     let run = triage(&dir, &input, schema, &args);
     assert_eq!(run.outcomes[0]["cause"], "absent_or_mistyped");
 }
+
+// ------------------------------------------------------------------------------------------
+// Calls written as text (`text_calls.jsonl`: written from each provider's documented response
+// shape, not recorded; its README rows say so)
+// ------------------------------------------------------------------------------------------
+
+/// The lines `numbers` (from 1) of `text_calls.jsonl`, parsed.
+fn text_lines(numbers: &[usize]) -> Vec<Value> {
+    let text = std::fs::read_to_string(formats("text_calls.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    numbers
+        .iter()
+        .map(|n| serde_json::from_str(lines[n - 1]).unwrap())
+        .collect()
+}
+
+/// The recoveries entry of a call read from text written in `format`.
+fn call_in_text(format: &str) -> Value {
+    json!([{"kind": "call_in_text", "parameters": [], "format": format}])
+}
+
+const LOGS: &str = "The logs show the disk filled up at 03:12.";
+
+#[test]
+fn a_response_of_each_provider_with_a_hermes_call_in_its_text_is_accepted_as_call_in_text() {
+    let dir = scratch("text-calls");
+    let file = jsonl(&dir, &text_lines(&[1, 2, 3, 4]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 4);
+    assert_eq!(run.report["without_call"], 0);
+    assert_eq!(run.report["accepted"]["count"], 4);
+    assert_eq!(run.report["clean"]["count"], 0);
+    assert_eq!(run.report["recovery"]["call_in_text"]["count"], 4);
+    assert_eq!(run.report["recovery"]["call_in_text"]["share"], 1.0);
+    assert_eq!(run.report["call_in_text_format"]["hermes"]["count"], 4);
+    assert_eq!(run.report["call_in_text_format"]["pythonic"]["count"], 0);
+    assert_eq!(
+        origins(&run.outcomes),
+        [
+            (1, None, None, true),
+            (2, None, None, true),
+            (3, None, None, true),
+            (4, None, None, true)
+        ]
+    );
+    for outcome in &run.outcomes {
+        assert_eq!(outcome["response"], disk_full(), "{outcome}");
+        assert_eq!(outcome["reasoning"], LOGS, "{outcome}");
+        assert_eq!(outcome["recovery"], Value::Null, "{outcome}");
+        assert_eq!(outcome["recoveries"], call_in_text("hermes"), "{outcome}");
+    }
+}
+
+#[test]
+fn a_gemini_malformed_function_call_is_read_from_its_finish_message_as_pythonic() {
+    let dir = scratch("text-malformed");
+    let file = jsonl(&dir, &text_lines(&[5]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(run.report["call_in_text_format"]["pythonic"]["count"], 1);
+    assert_eq!(run.outcomes[0]["accepted"], true);
+    assert_eq!(run.outcomes[0]["response"], json!({"summary": "x"}));
+    assert_eq!(run.outcomes[0]["reasoning"], "r");
+    assert_eq!(run.outcomes[0]["recoveries"], call_in_text("pythonic"));
+
+    // The same finish message under another finish reason is not read.
+    let mut stopped = text_lines(&[5]);
+    stopped[0]["candidates"][0]["finishReason"] = json!("STOP");
+    let file = jsonl(&dir, &stopped);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 0);
+    assert_eq!(run.report["without_call"], 1);
+}
+
+#[test]
+fn a_response_of_plain_prose_still_counts_as_holding_no_submit_call() {
+    let dir = scratch("text-prose");
+    let file = jsonl(&dir, &text_lines(&[6]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["lines"], 1);
+    assert_eq!(run.report["calls"], 0);
+    assert_eq!(run.report["without_call"], 1);
+    assert_eq!(run.report["recovery"]["call_in_text"]["count"], 0);
+    assert!(run.outcomes.is_empty());
+}
+
+#[test]
+fn a_call_in_text_cut_at_the_output_limit_counts_as_truncated() {
+    let dir = scratch("text-cut");
+    let mut lines = text_lines(&[7]);
+    let file = jsonl(&dir, &lines);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["calls"], 1);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 1);
+    assert_eq!(run.report["recovery"]["call_in_text"]["count"], 0);
+    // 82 bytes from the call's first marker, `<tool_call>`.
+    assert_eq!(run.outcomes, [truncated_outcome(1, None, 82)]);
+
+    // With a normal stop reason the same cut call is read, and cannot be.
+    lines[0]["choices"][0]["finish_reason"] = json!("stop");
+    let file = jsonl(&dir, &lines);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["cause"]["truncated_call"]["count"], 0);
+    assert_eq!(run.report["cause"]["undecodable_arguments"]["count"], 1);
+    let error = run.outcomes[0]["tool_result"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(
+            "your reply contains a hermes call of submit_result written as text, which is not run"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_call_in_thinking_or_reasoning_is_not_read_as_text() {
+    let dir = scratch("text-reasoning");
+    // An Anthropic thinking block, a chat message's reasoning_content, a Responses reasoning
+    // summary, a Gemini thought part: each holds the hermes call; the visible text is prose.
+    let file = jsonl(&dir, &text_lines(&[8, 9, 10, 11]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["lines"], 4);
+    assert_eq!(run.report["calls"], 0);
+    assert_eq!(run.report["without_call"], 4);
+    assert!(run.outcomes.is_empty());
+}
+
+#[test]
+fn batch_entries_carrying_a_response_with_a_call_in_text_count_it_with_their_custom_id() {
+    let dir = scratch("text-batch");
+    let file = jsonl(&dir, &text_lines(&[12, 13, 14]));
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "claude"]);
+    assert_eq!(run.report["call_in_text_format"]["hermes"]["count"], 3);
+    assert_eq!(
+        origins(&run.outcomes),
+        [
+            (1, Some("request-text-1"), None, true),
+            (2, Some("request-text-2"), None, true),
+            (3, Some("request-text-3"), None, true)
+        ]
+    );
+    for outcome in &run.outcomes {
+        assert_eq!(outcome["recoveries"], call_in_text("hermes"), "{outcome}");
+    }
+    // Each batch format, and a whole response, read as such, not only as `auto` tells it.
+    for (format, line) in [
+        ("openai-batch", 12),
+        ("anthropic-batch", 13),
+        ("gemini-batch", 14),
+        ("response", 1),
+    ] {
+        let file = jsonl(&dir, &text_lines(&[line]));
+        let args = ["--provider", "claude", "--input", format];
+        let run = triage(&dir, &file, submit_schema(), &args);
+        assert_eq!(
+            run.report["recovery"]["call_in_text"]["count"], 1,
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_conversation_and_a_bare_call_line_are_not_read_as_text() {
+    let dir = scratch("text-conversation");
+    // Line 15: a Chat conversation whose assistant message writes the call as text.
+    let conversation = text_lines(&[15]).remove(0);
+    let text = conversation[1]["content"].clone();
+    let file = jsonl(&dir, &[conversation, text]);
+    let run = triage(&dir, &file, submit_schema(), &["--provider", "openai-chat"]);
+    assert_eq!(run.report["lines"], 2);
+    assert_eq!(run.report["calls"], 0);
+    assert_eq!(run.report["without_call"], 1);
+    // The text alone on a line (a JSON string) is a bare call line: not a call, not read.
+    assert_eq!(run.report["malformed"]["count"], 1);
+    assert_eq!(run.report["malformed"]["first"][0]["line"], 2);
+    assert!(run.outcomes.is_empty());
+}
+
+#[test]
+fn the_table_shows_call_in_text_with_its_count_per_format() {
+    let dir = scratch("text-table");
+    let schema = dir.join("schema.json");
+    std::fs::write(&schema, submit_schema().to_string()).unwrap();
+    let output = Command::new(BIN)
+        .args(["triage", "--provider", "claude", "--schema"])
+        .arg(&schema)
+        .arg(formats("text_calls.jsonl"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let table = String::from_utf8(output.stdout).unwrap();
+    let row = |label: &str| {
+        let at = table
+            .lines()
+            .position(|line| line.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label} row: {table}"));
+        let line = table.lines().nth(at).unwrap_or_default();
+        let numbers: Vec<&str> = line[label.len() + line.find(label).unwrap_or(0)..]
+            .split_whitespace()
+            .collect();
+        (at, line.to_owned(), numbers.join(" "))
+    };
+    // 9 calls: 7 hermes (lines 1 to 4, 12 to 14), 1 pythonic (line 5), 1 truncated (line 7).
+    let (kind, line, numbers) = row("call_in_text ");
+    assert!(line.starts_with("  call_in_text "), "{table}");
+    assert_eq!(numbers, "8 88.89%", "{table}");
+    let (hermes, line, numbers) = row("call_in_text (hermes)");
+    assert!(line.starts_with("    call_in_text (hermes)"), "{table}");
+    assert_eq!(numbers, "7 77.78%", "{table}");
+    let (pythonic, _, numbers) = row("call_in_text (pythonic)");
+    assert_eq!(numbers, "1 11.11%", "{table}");
+    let (next_kind, _, _) = row("parallel_wrapper");
+    assert!(
+        kind < hermes && hermes < pythonic && pythonic < next_kind,
+        "{table}"
+    );
+    assert!(!table.contains("call_in_text (glm)"), "{table}");
+    assert_eq!(row("lines without submit call").2, "6", "{table}");
+}

@@ -213,3 +213,74 @@ fn html_report_shows_truncated_calls_in_their_row_and_bar() {
     );
     assert!(bars[1].contains(">9 (81.82%)<"), "{dom}");
 }
+
+#[test]
+fn html_report_shows_calls_in_text_in_their_row_with_a_row_per_format() {
+    let Some(browser) = chromium_or_skip() else {
+        return;
+    };
+    let dir = scratch("text-calls");
+    let schema = dir.join("schema.json");
+    std::fs::write(
+        &schema,
+        json!({"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]})
+            .to_string(),
+    )
+    .unwrap();
+    // Whole responses written from the providers' documented shapes (see the formats README):
+    // 9 calls written as text, 7 in the hermes format, 1 in Gemini's malformed-call message
+    // (pythonic), 1 cut at the output-token limit.
+    let calls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/text_calls.jsonl");
+    let page = dir.join("report.html");
+    let output = Command::new(BIN)
+        .args(["triage", "--provider", "claude", "--schema"])
+        .arg(&schema)
+        .arg("--html")
+        .arg(&page)
+        .arg(&calls)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let dom = dump_dom(&browser, &page, &dir.join("profile"));
+    assert!(
+        dom.contains("data-rendered=\"ok\""),
+        "the page's script did not run: {dom}"
+    );
+    assert!(
+        !dom.contains("id=\"script-error\""),
+        "a script error: {dom}"
+    );
+    for (depth, label, count, share) in [
+        (1, "call_in_text", 8, "88.89%"),
+        (2, "call_in_text (hermes)", 7, "77.78%"),
+        (2, "call_in_text (pythonic)", 1, "11.11%"),
+    ] {
+        let row = format!(
+            "<tr class=\"depth-{depth}\"><td>{label}</td><td class=\"n\">{count}</td>\
+             <td class=\"n\">{share}</td></tr>"
+        );
+        assert!(dom.contains(&row), "{row}: {dom}");
+    }
+    assert!(
+        dom.contains("<td>lines without submit call</td><td class=\"n\">6</td>"),
+        "{dom}"
+    );
+    // The formats are parts of call_in_text, in the table only: one bar for the kind.
+    let bars: Vec<&str> = dom
+        .split("<g class=\"bar")
+        .skip(1)
+        .map(|bar| bar.split("</g>").next().unwrap_or_default())
+        .collect();
+    assert_eq!(bars.len(), 2, "call_in_text, truncated_call: {dom}");
+    assert!(
+        bars[0].starts_with(" recovered") && bars[0].contains(">call_in_text<"),
+        "{dom}"
+    );
+    assert!(bars[0].contains(">8 (88.89%)<"), "{dom}");
+    assert!(bars[1].contains(">truncated_call<"), "{dom}");
+}
