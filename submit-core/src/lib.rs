@@ -25,11 +25,14 @@
 //! 9. `parse/text/`: calls a model wrote as text instead of making them, found and read per
 //!    form; `parse/wrapper.rs`: the entries of an invented `multi_tool_use.parallel` call. Both
 //!    hand what they read to the `Parser`, recording where the call was found first.
-//! 10. `trace.rs`, `tool.rs`: the trace, and [`SubmitTool`], built once, handling calls.
+//! 10. `trace.rs`, `tool.rs`, `found.rs`: the trace; [`SubmitTool`], built once, handling
+//!     calls; and its handling of calls found where the model did not make them as calls
+//!     (written as text, or inside a `multi_tool_use.parallel` call).
 
 #![forbid(unsafe_code)]
 
 mod error;
+mod found;
 mod metadata;
 mod options;
 mod outcome;
