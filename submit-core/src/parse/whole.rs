@@ -227,10 +227,13 @@ fn whole_call<'a>(
         .get("name")
         .and_then(Param::as_str)
         .is_some_and(|name| name == parameters.tool);
-    let inner = CALL_ARGUMENTS
+    if !named {
+        return Ok(None);
+    }
+    let Some((key, inner)) = CALL_ARGUMENTS
         .into_iter()
-        .find_map(|key| Some((key, args.get(key)?)));
-    let (true, Some((key, inner))) = (named, inner) else {
+        .find_map(|key| Some((key, args.get(key)?)))
+    else {
         return Ok(None);
     };
     if parameters.is_parameter(key) {
