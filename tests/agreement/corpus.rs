@@ -1,6 +1,9 @@
 //! The corpus (`tests/corpus/*.json`): its vectors, the tools their options describe, and the
 //! (provider, native call) pairs each vector runs as — the same reading as
 //! `tests/corpus/runner.rs`, copied here so this suite stands on its own.
+//!
+//! The tool's name is the options' `name` (`submit_result` by default): the native calls a
+//! vector's arguments run as are calls of that name.
 
 use std::sync::Arc;
 
@@ -40,6 +43,11 @@ impl Vector {
     }
 }
 
+/// The tool's name the options give (`submit_result` unless they name another).
+pub fn tool_name(options: &Value) -> &str {
+    options["name"].as_str().unwrap_or("submit_result")
+}
+
 /// Every vector of every corpus file, in file order; a duplicate name is an error.
 pub fn load() -> Result<Vec<Arc<Vector>>, String> {
     let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
@@ -63,10 +71,11 @@ pub fn load() -> Result<Vec<Arc<Vector>>, String> {
             if !names.insert(name.clone()) {
                 return Err(format!("duplicate vector name {name}"));
             }
-            let cases = cases(&raw).map_err(|e| format!("{name}: {e}"))?;
+            let options = raw.get("options").cloned().unwrap_or_else(|| json!({}));
+            let cases = cases(&raw, tool_name(&options)).map_err(|e| format!("{name}: {e}"))?;
             vectors.push(Arc::new(Vector {
                 name,
-                options: raw.get("options").cloned().unwrap_or_else(|| json!({})),
+                options,
                 expected: raw["expected"].clone(),
                 cases,
             }));
@@ -75,41 +84,42 @@ pub fn load() -> Result<Vec<Arc<Vector>>, String> {
     Ok(vectors)
 }
 
-/// The native call of `provider` carrying `arguments`.
-fn native_call(provider: Provider, arguments: &Value) -> Value {
+/// The native call of `provider` to the tool `name`, carrying `arguments`.
+fn native_call(provider: Provider, arguments: &Value, name: &str) -> Value {
     let text = arguments.to_string();
     match provider {
-        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": "submit_result",
+        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": name,
                                    "input": arguments}),
-        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
-        Provider::OpenAiChat => text_call(provider, &text),
-        Provider::OpenAiResponses => text_call(provider, &text),
+        Provider::Gemini => json!({"functionCall": {"name": name, "args": arguments}}),
+        Provider::OpenAiChat => text_call(provider, &text, name),
+        Provider::OpenAiResponses => text_call(provider, &text, name),
     }
 }
 
-/// The native call of an OpenAI provider carrying argument text as sent.
-fn text_call(provider: Provider, text: &str) -> Value {
+/// The native call of an OpenAI provider to the tool `name`, carrying argument text as sent.
+fn text_call(provider: Provider, text: &str, name: &str) -> Value {
     match provider {
         Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
-                                       "function": {"name": "submit_result", "arguments": text}}),
-        _ => json!({"type": "function_call", "call_id": "call_01", "name": "submit_result",
+                                       "function": {"name": name, "arguments": text}}),
+        _ => json!({"type": "function_call", "call_id": "call_01", "name": name,
                     "arguments": text}),
     }
 }
 
 /// Every (provider, call) a vector runs as: `arguments` through all four providers,
-/// `arguments_text` through both OpenAI providers, `call` through the providers it lists.
-fn cases(vector: &Value) -> Result<Vec<(Provider, Value)>, String> {
+/// `arguments_text` through both OpenAI providers, `call` through the providers it lists, each
+/// a call of the tool `name`.
+fn cases(vector: &Value, name: &str) -> Result<Vec<(Provider, Value)>, String> {
     if let Some(arguments) = vector.get("arguments") {
         return Ok(Provider::ALL
             .into_iter()
-            .map(|provider| (provider, native_call(provider, arguments)))
+            .map(|provider| (provider, native_call(provider, arguments, name)))
             .collect());
     }
     if let Some(text) = vector.get("arguments_text").and_then(Value::as_str) {
         return Ok([Provider::OpenAiChat, Provider::OpenAiResponses]
             .into_iter()
-            .map(|provider| (provider, text_call(provider, text)))
+            .map(|provider| (provider, text_call(provider, text, name)))
             .collect());
     }
     let call = vector
@@ -134,6 +144,7 @@ fn cases(vector: &Value) -> Result<Vec<(Provider, Value)>, String> {
 pub fn options(options: &Value) -> Options {
     let flag = |key: &str| options[key].as_bool().unwrap_or(false);
     let mut built = Options::new()
+        .tool_name(tool_name(options).to_owned())
         .payload_field_name(options["payload"].as_str().unwrap_or("analysis").to_owned())
         .flat_payload(flag("flat"))
         .omit_reasoning(flag("omit_reasoning"))
@@ -225,6 +236,10 @@ pub fn outcome_json<T: serde::Serialize>(outcome: &T) -> Value {
 pub fn cli_flags(vector: &Vector) -> Vec<String> {
     let options = &vector.options;
     let mut flags = vec!["--payload".to_owned(), vector.payload().to_owned()];
+    if let Some(name) = options["name"].as_str() {
+        flags.push("--name".to_owned());
+        flags.push(name.to_owned());
+    }
     let flag = |key: &str| options[key].as_bool().unwrap_or(false);
     for (key, spelled) in [
         ("flat", "--flat"),
