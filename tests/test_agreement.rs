@@ -13,11 +13,17 @@
 //! - `executor_stream[P,n]`: the provider's event stream for the same answer (the argument
 //!   text in several deltas), received in pieces of n bytes (`decode_stream`), then the
 //!   executor;
-//! - `cli_parse[P]`: `submit-result parse`, one process per call;
-//! - `cli_triage[P]`: `submit-result triage --out`, one process per tool and provider;
+//! - `cli_parse[P]`: `submit-result parse`, one process per call (or text);
+//! - `cli_triage[P]`: `submit-result triage --out`, one process per tool, provider and kind of
+//!   line (bare calls, or whole responses for text vectors);
 //! - `mcp[P]`: `submit-result mcp` over stdio, driven by the agent's MCP client;
 //! - `rig[P]`, `async_openai[P]`: the rig tool and the async-openai conversions, on OpenAI
 //!   calls.
+//!
+//! A text vector (a model's visible text turn) and a wrapper vector (the arguments of a
+//! `multi_tool_use.parallel` call) have `SubmitTool::handle_text` and
+//! `SubmitTool::handle_parallel` as their reference, and run where they can be carried (see
+//! `agreement/found.rs`).
 //!
 //! A case an entry point cannot take is skipped by one of the rules of `agreement/rules.rs`,
 //! each decided from the case, never from a vector's name; the counts of trials per entry
@@ -35,6 +41,8 @@ mod compare;
 mod corpus;
 #[path = "agreement/executor.rs"]
 mod executor;
+#[path = "agreement/found.rs"]
+mod found;
 #[path = "agreement/mcp.rs"]
 mod mcp;
 #[path = "agreement/openai_types.rs"]
@@ -56,7 +64,7 @@ use serde_json::{json, Value};
 use submit_result::{Provider, SubmitTool};
 
 use compare::{agree, ACCEPTED, REJECTED};
-use corpus::{with_tool, CorpusTool, Vector};
+use corpus::{with_tool, CorpusTool, Kind, Vector};
 use executor::Answer;
 use rules::{count_skip, count_trial, Rule};
 
@@ -86,6 +94,8 @@ fn all_fields() -> Vec<&'static str> {
 struct Case {
     vector: Arc<Vector>,
     provider: Provider,
+    /// The native call (for a wrapper vector, the `multi_tool_use.parallel` call; for a text
+    /// vector, `null`).
     call: Value,
     /// The vector's tool (the sample type's, or its schema's).
     tool: CorpusTool,
@@ -96,12 +106,20 @@ struct Case {
 impl Case {
     /// The reference verdict of the library's entry points.
     fn reference(&self) -> Value {
-        self.tool.handle(self.provider, &self.call)
+        match self.vector.kind {
+            Kind::Calls => self.tool.handle(self.provider, &self.call),
+            _ => self.tool.found(&self.vector),
+        }
     }
 
     /// The reference verdict of the schema-driven entry points.
     fn schema_reference(&self) -> Value {
-        corpus::outcome_json(&self.schema_tool.handle(self.provider, &self.call))
+        match self.vector.kind {
+            Kind::Calls => {
+                corpus::outcome_json(&self.schema_tool.handle(self.provider, &self.call))
+            }
+            _ => corpus::found(&self.schema_tool, &self.vector),
+        }
     }
 
     /// A trial named `<vector>::<entry>[<detail>]`.
@@ -155,26 +173,22 @@ fn streamed_text(case: &Case) -> String {
 }
 
 /// The executor's verdict on `answer` against the reference: the outcome its terminal gave,
-/// the tool result answered to the model, and, when accepted, what the run committed.
+/// what the model was told of it, and, when accepted, what the run committed.
 fn executor_agrees(case: &Case, entry: &'static str, answer: Answer<'_>) -> Result<(), String> {
     let reference = case.reference();
     let response = executor::decode(case.provider, answer)?;
-    let ran = with_tool!(&case.tool, tool => executor::run(tool, response))?;
-    agree(entry, &reference, &ran.outcome, &all_fields())?;
-    let findings = rules::validator_findings(&ran.answered);
-    if !findings && ran.answered.first() != Some(&ran.outcome["tool_result"]) {
-        return Err(format!(
-            "{entry}: the model was answered {:?}, the outcome's tool result is {}",
-            ran.answered, ran.outcome["tool_result"]
-        ));
-    }
-    match (&ran.committed, ran.outcome["accepted"] == json!(true)) {
+    let stand_ins = found::stand_ins(case);
+    let ran = with_tool!(&case.tool, tool => executor::run(tool, response, &stand_ins))?;
+    let outcome = found::executor_outcome(case, &ran)?;
+    agree(entry, &reference, &outcome, &all_fields())?;
+    let findings = found::told_agrees(case, entry, &ran, &outcome)?;
+    match (&ran.committed, outcome["accepted"] == json!(true)) {
         (Some(committed), true) => {
             for key in ["response", "reasoning", "recovery", "recoveries"] {
-                if committed[key] != ran.outcome[key] {
+                if committed[key] != outcome[key] {
                     return Err(format!(
                         "{entry}: the run committed {key} {}, the accepted outcome has {}",
-                        committed[key], ran.outcome[key]
+                        committed[key], outcome[key]
                     ));
                 }
             }
@@ -185,8 +199,8 @@ fn executor_agrees(case: &Case, entry: &'static str, answer: Answer<'_>) -> Resu
             Ok(())
         }
         (None, true) => Err(format!(
-            "{entry}: the call was accepted but the run did not commit; answered {:?}",
-            ran.answered
+            "{entry}: the call was accepted but the run did not commit; answered {:?}, told {:?}",
+            ran.answered, ran.told
         )),
         (Some(_), false) => Err(format!("{entry}: a rejected call committed")),
         (None, false) => Ok(()),
@@ -228,13 +242,13 @@ fn refusal_agrees(case: &Case, entry: &str, refusal: &str) -> Result<(), String>
 /// The batches the batch entry points share, being filled, by tool (and provider).
 #[derive(Default)]
 struct Batches {
-    /// One `triage` process per tool and provider.
-    triage: BTreeMap<(String, &'static str), TriageSlot>,
+    /// One `triage` process per tool, provider and what its lines hold (`call`, `response`).
+    triage: BTreeMap<(String, &'static str, &'static str), TriageSlot>,
     /// One series of MCP servers per tool.
     mcp: BTreeMap<String, McpSlot>,
 }
 
-/// A triage batch being filled: its calls (line `n` is case `n - 1`).
+/// A triage batch being filled: its lines (line `n` is case `n - 1`).
 struct TriageSlot {
     batch: cli::TriageBatch,
     cases: Vec<Arc<Case>>,
@@ -326,6 +340,9 @@ fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
         trials.push(
             case.trial("cli_triage", case.provider.to_string(), move |case| {
                 let triaged = batch.result()?;
+                if let Kind::Text(_) = case.vector.kind {
+                    return text_triaged(case, triaged, line);
+                }
                 if let Some(outcome) = triaged.outcomes.get(&line) {
                     if case.provider.read_call(&case.call).is_err() {
                         return Err(format!(
@@ -358,6 +375,37 @@ fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
         );
     }
     trials
+}
+
+/// Triage's verdict on a text case's response line: the outcome it wrote for the line, or
+/// none found when it wrote none, did not count the line malformed, and counted every line
+/// without an outcome as holding no submit call.
+fn text_triaged(case: &Case, triaged: &cli::Triaged, line: u64) -> Result<(), String> {
+    let observed = match triaged.outcomes.get(&line) {
+        Some(outcome) => outcome.clone(),
+        None => {
+            if let Some(reason) = triaged.malformed.get(&line) {
+                return Err(format!(
+                    "triage counted the response line malformed: {reason}"
+                ));
+            }
+            let without = triaged.lines - triaged.outcomes.len() as u64 - triaged.malformed_count;
+            if triaged.without_call != without {
+                return Err(format!(
+                    "triage wrote no outcome for {without} of its lines, and counted {} \
+                     without a submit call",
+                    triaged.without_call
+                ));
+            }
+            corpus::not_found()
+        }
+    };
+    agree(
+        "cli_triage",
+        &case.schema_reference(),
+        &observed,
+        &all_fields(),
+    )
 }
 
 /// The trials of one MCP batch, each reading its call's answer from the shared results.
@@ -403,11 +451,15 @@ fn case_trials(
             ))
         }
     }));
+    if !matches!(case.vector.kind, Kind::Calls) {
+        trials.extend(found::trials(case, schema, flags, batches));
+        return trials;
+    }
 
     let shape_error = rules::shape_error(provider, call);
     if !skipped("executor_body", &[(shape_error, Rule::ShapeError)]) {
         trials.push(case.trial("executor_body", provider.to_string(), |case| {
-            let body = wire::body(case.provider, &case.call).to_string();
+            let body = wire::body(case.provider, &case.call, case.vector.stop).to_string();
             executor_agrees(case, "executor_body", Answer::Body(body.as_bytes()))
         }));
     }
@@ -436,7 +488,12 @@ fn case_trials(
                 "executor_stream",
                 format!("{provider},{cut}"),
                 move |case| {
-                    let stream = wire::stream(case.provider, &case.call, &streamed_text(case));
+                    let stream = wire::stream(
+                        case.provider,
+                        &case.call,
+                        &streamed_text(case),
+                        case.vector.stop,
+                    );
                     executor_agrees(
                         case,
                         "executor_stream",
@@ -453,7 +510,13 @@ fn case_trials(
         trials.push(case.trial(
             "cli_parse",
             provider.to_string(),
-            move |case| match cli::parse(case.provider, &schema, &flags, &case.call)? {
+            move |case| match cli::parse(
+                case.provider,
+                &schema,
+                &flags,
+                cli::ParseInput::Call(&case.call),
+                None,
+            )? {
                 cli::Parsed::Outcome(outcome) => {
                     if case.provider.read_call(&case.call).is_err() {
                         return Err(format!(
@@ -474,12 +537,12 @@ fn case_trials(
     }
 
     if !skipped("cli_triage", &[(no_strict, Rule::GeminiHasNoStrict)]) {
-        let key = (tool_key(schema, flags), provider.as_str());
+        let key = (tool_key(schema, flags), provider.as_str(), "call");
         let slot = batches.triage.entry(key).or_insert_with(|| TriageSlot {
-            batch: cli::TriageBatch::new(provider, schema.to_path_buf(), flags.to_vec()),
+            batch: cli::TriageBatch::new(provider, schema.to_path_buf(), flags.to_vec(), "call"),
             cases: Vec::new(),
         });
-        slot.batch.calls.push(call.clone());
+        slot.batch.lines.push(call.clone());
         slot.cases.push(Arc::clone(case));
     }
 

@@ -1,5 +1,5 @@
-//! The command line: the `submit-result` binary's `parse` (one process a call) and `triage`
-//! (one process per group of calls sharing a tool and a provider).
+//! The command line: the `submit-result` binary's `parse` (one process a call or a text) and
+//! `triage` (one process per group of lines sharing a tool, a provider and what the lines hold).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -73,17 +73,40 @@ pub enum Parsed {
     Refused(String),
 }
 
-/// Runs `submit-result parse --provider P --schema FILE <flags> -` on `call`.
+/// What `parse` reads.
+pub enum ParseInput<'a> {
+    /// A call in the provider's shape (JSON).
+    Call(&'a Value),
+    /// A model's visible text turn (`--text`).
+    Text(&'a str),
+}
+
+/// Runs `submit-result parse --provider P --schema FILE <flags> [--text] [--finish-reason R]
+/// -` on `input`; `finish_reason` is the stop reason of the turn that carried it, in the
+/// provider's spelling.
 pub fn parse(
     provider: Provider,
     schema: &Path,
     flags: &[String],
-    call: &Value,
+    input: ParseInput<'_>,
+    finish_reason: Option<&str>,
 ) -> Result<Parsed, String> {
-    let mut child = Command::new(binary()?)
+    let bytes = match input {
+        ParseInput::Call(call) => call.to_string().into_bytes(),
+        ParseInput::Text(text) => text.as_bytes().to_vec(),
+    };
+    let mut command = Command::new(binary()?);
+    command
         .args(["parse", "--provider", provider.as_str(), "--schema"])
         .arg(schema)
-        .args(flags)
+        .args(flags);
+    if matches!(input, ParseInput::Text(_)) {
+        command.arg("--text");
+    }
+    if let Some(reason) = finish_reason {
+        command.args(["--finish-reason", reason]);
+    }
+    let mut child = command
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -92,8 +115,8 @@ pub fn parse(
         .map_err(|e| format!("cannot start submit-result parse: {e}"))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
-            .write_all(call.to_string().as_bytes())
-            .map_err(|e| format!("cannot write the call to submit-result parse: {e}"))?;
+            .write_all(&bytes)
+            .map_err(|e| format!("cannot write the input to submit-result parse: {e}"))?;
     }
     let output = child
         .wait_with_output()
@@ -111,7 +134,7 @@ pub fn parse(
     }
 }
 
-/// Calls that one `triage` process reads, one a line, and what it wrote.
+/// Lines that one `triage` process reads, and what it wrote.
 pub struct TriageBatch {
     /// The provider given with `--provider`.
     pub provider: Provider,
@@ -119,8 +142,11 @@ pub struct TriageBatch {
     pub schema: PathBuf,
     /// The tool's flags.
     pub flags: Vec<String>,
-    /// The calls, line 1 first.
-    pub calls: Vec<Value>,
+    /// What every line holds, given with `--input`: `call` (a bare call in the provider's
+    /// shape) or `response` (a whole response of the provider).
+    pub input: &'static str,
+    /// The lines, line 1 first.
+    pub lines: Vec<Value>,
     /// What the process wrote, read once.
     result: OnceLock<Result<Triaged, String>>,
 }
@@ -133,16 +159,26 @@ pub struct Triaged {
     pub malformed: HashMap<u64, String>,
     /// How many lines were malformed in all (the summary lists the first few).
     pub malformed_count: u64,
+    /// How many lines held no submit call (the summary's `without_call`).
+    pub without_call: u64,
+    /// How many lines were read.
+    pub lines: u64,
 }
 
 impl TriageBatch {
-    /// A batch with no calls yet.
-    pub fn new(provider: Provider, schema: PathBuf, flags: Vec<String>) -> Self {
+    /// A batch with no lines yet, each to hold what `input` names.
+    pub fn new(
+        provider: Provider,
+        schema: PathBuf,
+        flags: Vec<String>,
+        input: &'static str,
+    ) -> Self {
         TriageBatch {
             provider,
             schema,
             flags,
-            calls: Vec::new(),
+            input,
+            lines: Vec::new(),
             result: OnceLock::new(),
         }
     }
@@ -155,12 +191,12 @@ impl TriageBatch {
             .map_err(Clone::clone)
     }
 
-    /// Runs `submit-result triage --provider P --schema FILE <flags> --input call --out OUT
-    /// --json IN` over every call, one a line. `--input call` reads every line as a bare call
-    /// in the provider's shape, as `parse` reads its call: left to tell each line's shape
-    /// (`auto`), triage reads a line that is also another shape as that one (a JSON array of
-    /// objects as a conversation, `{"type": "message", "content": []}` as an Anthropic
-    /// message), which holds no call.
+    /// Runs `submit-result triage --provider P --schema FILE <flags> --input I --out OUT
+    /// --json IN` over every line. `--input call` reads every line as a bare call in the
+    /// provider's shape, as `parse` reads its call: left to tell each line's shape (`auto`),
+    /// triage reads a line that is also another shape as that one (a JSON array of objects as
+    /// a conversation, `{"type": "message", "content": []}` as an Anthropic message), which
+    /// holds no call. `--input response` reads every line as a whole response.
     fn run(&self) -> Result<Triaged, String> {
         let dir = workdir();
         std::fs::create_dir_all(dir)
@@ -170,8 +206,8 @@ impl TriageBatch {
         let input = dir.join(format!("triage-{n}.jsonl"));
         let out = dir.join(format!("triage-{n}-out.jsonl"));
         let mut text = String::new();
-        for call in &self.calls {
-            text.push_str(&call.to_string());
+        for line in &self.lines {
+            text.push_str(&line.to_string());
             text.push('\n');
         }
         std::fs::write(&input, text)
@@ -180,7 +216,7 @@ impl TriageBatch {
             .args(["triage", "--provider", self.provider.as_str(), "--schema"])
             .arg(&self.schema)
             .args(&self.flags)
-            .args(["--input", "call", "--out"])
+            .args(["--input", self.input, "--out"])
             .arg(&out)
             .arg("--json")
             .arg(&input)
@@ -221,6 +257,8 @@ impl TriageBatch {
             outcomes,
             malformed,
             malformed_count: summary["malformed"]["count"].as_u64().unwrap_or(0),
+            without_call: summary["without_call"].as_u64().unwrap_or(0),
+            lines: summary["lines"].as_u64().unwrap_or(0),
         })
     }
 }

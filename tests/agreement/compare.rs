@@ -12,8 +12,16 @@ pub const ACCEPTED: &[&str] = &[
     "tool_result",
 ];
 
-/// Every field of a rejected outcome.
-pub const REJECTED: &[&str] = &["accepted", "class", "cause", "trace_error", "tool_result"];
+/// Every field of a rejected outcome, and `found` (`false` when no call of the tool was found
+/// in a text or a wrapper).
+pub const REJECTED: &[&str] = &[
+    "accepted",
+    "found",
+    "class",
+    "cause",
+    "trace_error",
+    "tool_result",
+];
 
 /// Compares `observed` (what `entry` exposes) with the `reference` outcome on the fields
 /// `exposed` names; on a mismatch, an error listing the differing fields and both outcomes.

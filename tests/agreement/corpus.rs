@@ -2,13 +2,18 @@
 //! (provider, native call) pairs each vector runs as — the same reading as
 //! `tests/corpus/runner.rs`, copied here so this suite stands on its own.
 //!
-//! The tool's name is the options' `name` (`submit_result` by default): the native calls a
-//! vector's arguments run as are calls of that name.
+//! Besides calls, a vector may carry a model's visible text turn (`text`, read by
+//! `SubmitTool::handle_text`) or the arguments of a `multi_tool_use.parallel` call (`wrapper`,
+//! read by `SubmitTool::handle_parallel`), each with how its turn ended (`stop`, in `provider`'s
+//! spelling or any provider's). The tool's name is the options' `name` (`submit_result` by
+//! default): the native calls a vector's arguments run as are calls of that name.
 
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::{json, Value};
-use submit_result::{Options, Provider, SubmitTool};
+use submit_result::{Arguments, Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
 
 /// Where the corpus files are.
 pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
@@ -23,6 +28,18 @@ pub struct Sample {
     tags: Option<Vec<String>>,
 }
 
+/// What a vector carries.
+#[derive(Debug)]
+pub enum Kind {
+    /// Calls (`arguments`, `arguments_text`, or `call` with its providers).
+    Calls,
+    /// A model's visible text turn (`text`).
+    Text(String),
+    /// The arguments of a `multi_tool_use.parallel` call (`wrapper`): an object, or a string
+    /// holding its text.
+    Wrapper(Value),
+}
+
 /// One vector of the corpus.
 #[derive(Debug)]
 pub struct Vector {
@@ -32,7 +49,14 @@ pub struct Vector {
     pub options: Value,
     /// Its `expected` object.
     pub expected: Value,
-    /// Every (provider, native call) it runs as.
+    /// What it carries.
+    pub kind: Kind,
+    /// How the turn of a text or wrapper vector ended (see [`stop_of`]); calls are handled as
+    /// a turn that ended as usual.
+    pub stop: StopReason,
+    /// Every (provider, native call) it runs as: for a text vector, every provider with no call
+    /// (`null`); for a wrapper vector, the `multi_tool_use.parallel` call of each OpenAI
+    /// provider (see [`cases`]).
     pub cases: Vec<(Provider, Value)>,
 }
 
@@ -73,10 +97,14 @@ pub fn load() -> Result<Vec<Arc<Vector>>, String> {
             }
             let options = raw.get("options").cloned().unwrap_or_else(|| json!({}));
             let cases = cases(&raw, tool_name(&options)).map_err(|e| format!("{name}: {e}"))?;
+            let kind = kind(&raw).map_err(|e| format!("{name}: {e}"))?;
+            let stop = stop_of(&raw).map_err(|e| format!("{name}: {e}"))?;
             vectors.push(Arc::new(Vector {
                 name,
                 options,
                 expected: raw["expected"].clone(),
+                kind,
+                stop,
                 cases,
             }));
         }
@@ -106,9 +134,48 @@ fn text_call(provider: Provider, text: &str, name: &str) -> Value {
     }
 }
 
+/// What `vector` carries; a text that is not a string is an error.
+fn kind(vector: &Value) -> Result<Kind, String> {
+    if let Some(text) = vector.get("text") {
+        let text = text.as_str().ok_or("a text vector's text is a string")?;
+        return Ok(Kind::Text(text.to_owned()));
+    }
+    Ok(match vector.get("wrapper") {
+        Some(wrapper) => Kind::Wrapper(wrapper.clone()),
+        None => Kind::Calls,
+    })
+}
+
+/// How the turn of a text or wrapper vector ended, as `tests/corpus/runner.rs` reads it: its
+/// `stop` in `provider`'s spelling (any provider's when none is named) is the output-token
+/// limit, or the turn ended as usual.
+fn stop_of(vector: &Value) -> Result<StopReason, String> {
+    let Some(stop) = vector["stop"].as_str() else {
+        return Ok(StopReason::Complete);
+    };
+    let providers = match vector["provider"].as_str() {
+        Some(name) => vec![name
+            .parse::<Provider>()
+            .map_err(|e| format!("provider: {e}"))?],
+        None => Provider::ALL.to_vec(),
+    };
+    let limit = providers
+        .into_iter()
+        .any(|provider| provider.stop_reason(stop) == StopReason::OutputLimit);
+    Ok(if limit {
+        StopReason::OutputLimit
+    } else {
+        StopReason::Complete
+    })
+}
+
 /// Every (provider, call) a vector runs as: `arguments` through all four providers,
 /// `arguments_text` through both OpenAI providers, `call` through the providers it lists, each
-/// a call of the tool `name`.
+/// a call of the tool `name`; `text` through all four providers, with no call; `wrapper`
+/// through both OpenAI providers, as a call named `multi_tool_use.parallel` whose argument text
+/// is the wrapper (a string as it is, an object as its JSON text). The wrapper is OpenAI's own
+/// invention (the `multi_tool_use` namespace of OpenAI models): a Claude tool's name cannot hold
+/// its dot, and Gemini calls only the functions it was declared, so neither is given one.
 fn cases(vector: &Value, name: &str) -> Result<Vec<(Provider, Value)>, String> {
     if let Some(arguments) = vector.get("arguments") {
         return Ok(Provider::ALL
@@ -122,9 +189,25 @@ fn cases(vector: &Value, name: &str) -> Result<Vec<(Provider, Value)>, String> {
             .map(|provider| (provider, text_call(provider, text, name)))
             .collect());
     }
+    if vector.get("text").is_some() {
+        return Ok(Provider::ALL
+            .into_iter()
+            .map(|provider| (provider, Value::Null))
+            .collect());
+    }
+    if let Some(wrapper) = vector.get("wrapper") {
+        let text = match wrapper {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        return Ok([Provider::OpenAiChat, Provider::OpenAiResponses]
+            .into_iter()
+            .map(|provider| (provider, text_call(provider, &text, PARALLEL_WRAPPER)))
+            .collect());
+    }
     let call = vector
         .get("call")
-        .ok_or("a vector has arguments, arguments_text or call")?;
+        .ok_or("a vector has arguments, arguments_text, call, text or wrapper")?;
     let providers = vector["providers"]
         .as_array()
         .ok_or("a call vector lists its providers")?;
@@ -205,6 +288,11 @@ impl CorpusTool {
     pub fn handle(&self, provider: Provider, call: &Value) -> Value {
         with_tool!(self, tool => outcome_json(&tool.handle(provider, call)))
     }
+
+    /// The reference verdict of a text or wrapper vector (see [`found`]).
+    pub fn found(&self, vector: &Vector) -> Value {
+        with_tool!(self, tool => found(tool, vector))
+    }
 }
 
 /// The payload schema the command line is given for a vector: its own `schema`, or the sample
@@ -230,6 +318,41 @@ pub fn schema_tool(vector: &Vector) -> Result<SubmitTool<Value>, String> {
 pub fn outcome_json<T: serde::Serialize>(outcome: &T) -> Value {
     serde_json::to_value(outcome)
         .unwrap_or_else(|e| json!({"unserializable outcome": e.to_string()}))
+}
+
+/// No call of the tool found, as the command line prints it.
+pub fn not_found() -> Value {
+    json!({"accepted": false, "found": false})
+}
+
+/// A found call's outcome as JSON, or [`not_found`].
+pub fn found_json<T: serde::Serialize>(outcome: Option<T>) -> Value {
+    outcome.map_or_else(not_found, |outcome| outcome_json(&outcome))
+}
+
+/// The reference verdict of a text or wrapper vector: `handle_text` on its text, or
+/// `handle_parallel` on its wrapper, with how its turn ended; [`not_found`] when no call of the
+/// tool was found (a vector of calls has no such verdict: `null`).
+pub fn found<R>(tool: &SubmitTool<R>, vector: &Vector) -> Value
+where
+    R: DeserializeOwned + Serialize,
+{
+    match &vector.kind {
+        Kind::Calls => Value::Null,
+        Kind::Text(text) => found_json(tool.handle_text(text, vector.stop)),
+        Kind::Wrapper(wrapper) => {
+            found_json(tool.handle_parallel(wrapper_arguments(wrapper), vector.stop))
+        }
+    }
+}
+
+/// A wrapper vector's `wrapper` as the arguments of its call: a string as argument text, an
+/// object as the value a gateway decoded.
+pub fn wrapper_arguments(wrapper: &Value) -> Arguments<'_> {
+    match wrapper {
+        Value::String(text) => Arguments::Text(text),
+        other => Arguments::Value(other),
+    }
 }
 
 /// The command-line flags that give a tool the vector's options.
@@ -271,6 +394,17 @@ pub fn cli_flags(vector: &Vector) -> Vec<String> {
 pub fn check_expected(outcome: &Value, vector: &Vector) -> Vec<String> {
     let expected = &vector.expected;
     let mut wrong = Vec::new();
+    let none_found = outcome.get("found") == Some(&json!(false));
+    let none_expected = expected.get("found") == Some(&json!(false));
+    if none_found || none_expected {
+        if none_found != none_expected {
+            wrong.push(format!(
+                "found: got {}, want {}",
+                !none_found, !none_expected
+            ));
+        }
+        return wrong;
+    }
     let mut differ = |key: &str, got: &Value, want: &Value| {
         if got != want {
             wrong.push(format!("{key}: got {got}, want {want}"));

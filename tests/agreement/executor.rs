@@ -1,5 +1,7 @@
 //! The executor's verdict on a decoded answer: the provider's transport reads a body or a
-//! stream, and the executor runs one turn on it with the vector's tool, recorded.
+//! stream, and the executor runs one turn on it with the vector's tool, recorded: a call of the
+//! tool through `Terminal::handle`, a text-only turn through `Terminal::handle_text`, an entry
+//! of a `multi_tool_use.parallel` call naming the tool through `Terminal::handle_parallel_entry`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,12 +11,12 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
 use submit_result::agent::{
-    Agent, Execution, Executor, Message, ModelResponse, PartKind, ScriptedModel, Terminal,
-    ToolDefinition,
+    Agent, Execution, Executor, Message, ModelResponse, PartKind, Role, ScriptedModel, Terminal,
+    Tool, ToolDefinition, ToolOutput,
 };
 use submit_result::{Arguments, Outcome, Provider, StopReason, SubmitTool};
 
-use crate::corpus::outcome_json;
+use crate::corpus::{found_json, outcome_json};
 
 /// The answer as it reached the transport.
 pub enum Answer<'a> {
@@ -71,26 +73,72 @@ where
 
     fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
         let outcome = <SubmitTool<R> as Terminal<R>>::handle(&self.tool, arguments, end);
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(outcome_json(&outcome));
+        self.record(outcome_json(&outcome));
+        outcome
+    }
+
+    /// Recorded as the command line prints it: `{"accepted": false, "found": false}` when the
+    /// text holds no call of the tool.
+    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+        let outcome = <SubmitTool<R> as Terminal<R>>::handle_text(&self.tool, text, end);
+        self.record(found_json(outcome.as_ref()));
+        outcome
+    }
+
+    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
+        let outcome =
+            <SubmitTool<R> as Terminal<R>>::handle_parallel_entry(&self.tool, parameters, end);
+        self.record(outcome_json(&outcome));
         outcome
     }
 }
 
+impl<R> Recorder<R> {
+    fn record(&self, outcome: Value) {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(outcome);
+    }
+}
+
+/// An ordinary tool named `name` that answers every call with `{}`: the stand-in for a tool a
+/// `multi_tool_use.parallel` entry names besides the terminal.
+fn stand_in(name: &str) -> Tool {
+    let definition = ToolDefinition {
+        name: name.to_owned(),
+        description: format!("A stand-in for {name}."),
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        resume_schema: None,
+        wire: None,
+    };
+    Tool::from_fn(definition, |_, _| async {
+        Ok(ToolOutput::value(json!({})))
+    })
+}
+
 /// What a run on one answer gave.
 pub struct Ran {
-    /// The first outcome the terminal gave.
-    pub outcome: Value,
+    /// Every outcome the terminal gave, in order (a text with no call of the tool as
+    /// `{"accepted": false, "found": false}`).
+    pub outcomes: Vec<Value>,
     /// What the run committed, as an accepted outcome's fields (`None`: nothing committed).
     pub committed: Option<Value>,
     /// Every tool result answered to the model (the run's tool messages).
     pub answered: Vec<Value>,
+    /// Every user message the run added after the first (the nudges after a turn that made no
+    /// tool call).
+    pub told: Vec<String>,
 }
 
-/// Runs the executor (one turn) on a model that answers once with `response`, then fails.
-pub fn run<R>(tool: &SubmitTool<R>, response: ModelResponse) -> Result<Ran, String>
+/// Runs the executor (one turn) on a model that answers once with `response`, then fails;
+/// `stand_ins` names the ordinary tools the answer calls (each answers `{}`).
+pub fn run<R>(
+    tool: &SubmitTool<R>,
+    response: ModelResponse,
+    stand_ins: &[String],
+) -> Result<Ran, String>
 where
     R: DeserializeOwned + Serialize + Send + Sync + 'static,
 {
@@ -100,8 +148,12 @@ where
         seen: Arc::clone(&seen),
     };
     let model = ScriptedModel::new().then(response);
-    let executor = Executor::new(Agent::new(model).max_turns(1), recorder)
-        .map_err(|e| format!("the executor does not build: {e}"))?;
+    let mut agent = Agent::new(model).max_turns(1);
+    for name in stand_ins {
+        agent = agent.tool(stand_in(name));
+    }
+    let executor =
+        Executor::new(agent, recorder).map_err(|e| format!("the executor does not build: {e}"))?;
     let result = block_on(executor.run(vec![Message::user("Submit the result.")]));
     let (committed, history) = match result {
         Ok(Execution::Committed(done)) => {
@@ -129,13 +181,17 @@ where
             _ => None,
         })
         .collect();
-    let mut seen = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
-    if seen.is_empty() {
-        return Err("the executor never handed the call to its terminal".to_owned());
-    }
+    let told = history
+        .iter()
+        .filter(|message| message.role == Role::User)
+        .skip(1)
+        .map(Message::text)
+        .collect();
+    let outcomes = std::mem::take(&mut *seen.lock().unwrap_or_else(PoisonError::into_inner));
     Ok(Ran {
-        outcome: seen.remove(0),
+        outcomes,
         committed,
         answered,
+        told,
     })
 }

@@ -1,12 +1,14 @@
 //! Which entry points a case applies to: every skip is one of the rules below, each decided
-//! from the case (the provider, its native call, the vector's options), never from a vector's
-//! name; and the count of trials per entry point and of skips per rule.
+//! from the case (the provider, its native call, its text or wrapper, the vector's options),
+//! never from a vector's name; and the count of trials per entry point and of skips per rule.
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
-use submit_result::Provider;
+use submit_result::{parallel_entries, Provider};
+
+use crate::corpus::{wrapper_arguments, Kind};
 
 /// A rule that keeps a case away from an entry point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -27,13 +29,21 @@ pub enum Rule {
     NotOpenAi,
     /// See [`gemini_has_no_strict`].
     GeminiHasNoStrict,
+    /// See [`text_is_not_a_call`].
+    TextIsNotACall,
+    /// See [`wrapper_is_not_the_tools_call`].
+    WrapperIsNotTheToolsCall,
+    /// See [`wrapper_not_one_entry`].
+    WrapperNotOneEntry,
+    /// See [`triage_reads_no_wrapper`].
+    TriageReadsNoWrapper,
     /// See [`validator_findings`].
     ValidatorFindings,
 }
 
 impl Rule {
     /// Every rule, in the order the counts list them.
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 13] = [
         Rule::ShapeError,
         Rule::ArgumentsAbsent,
         Rule::ArgumentsNotText,
@@ -42,6 +52,10 @@ impl Rule {
         Rule::McpArgumentsNotObject,
         Rule::NotOpenAi,
         Rule::GeminiHasNoStrict,
+        Rule::TextIsNotACall,
+        Rule::WrapperIsNotTheToolsCall,
+        Rule::WrapperNotOneEntry,
+        Rule::TriageReadsNoWrapper,
         Rule::ValidatorFindings,
     ];
 
@@ -56,6 +70,10 @@ impl Rule {
             Rule::McpArgumentsNotObject => "mcp_arguments_not_object",
             Rule::NotOpenAi => "not_openai",
             Rule::GeminiHasNoStrict => "gemini_has_no_strict",
+            Rule::TextIsNotACall => "text_is_not_a_call",
+            Rule::WrapperIsNotTheToolsCall => "wrapper_is_not_the_tools_call",
+            Rule::WrapperNotOneEntry => "wrapper_not_one_entry",
+            Rule::TriageReadsNoWrapper => "triage_reads_no_wrapper",
             Rule::ValidatorFindings => "validator_findings (commit check only)",
         }
     }
@@ -129,6 +147,47 @@ pub fn gemini_has_no_strict(provider: Provider, options: &Value) -> bool {
     provider == Provider::Gemini && options["strict"].as_bool().unwrap_or(false)
 }
 
+/// A model's text turn is no call: the MCP server, the rig tool and the async-openai
+/// conversions each take a call of the tool (an MCP `tools/call`, rig's argument string,
+/// async-openai's call types), never the text a model wrote, so a text vector is not theirs.
+pub fn text_is_not_a_call(kind: &Kind) -> bool {
+    matches!(kind, Kind::Text(_))
+}
+
+/// A `multi_tool_use.parallel` call is not a call of the tool: an MCP host calls the server's
+/// tool by its name, rig's tool set runs the tool the call names (none is named
+/// `multi_tool_use.parallel`), and the async-openai conversions handle a call the caller has
+/// already routed to the tool by its name. None of them reads a wrapper.
+pub fn wrapper_is_not_the_tools_call(kind: &Kind) -> bool {
+    matches!(kind, Kind::Wrapper(_))
+}
+
+/// The loop and `parse` read a wrapper by different rules where it does not hold exactly one
+/// entry of the tool: the loop runs every entry as a call of its own, gating each entry of the
+/// tool (so two are two outcomes, the second told a result was already accepted when the first
+/// committed) and answering a wrapper not of the shape with its message without calling the
+/// terminal; `parse` (`SubmitTool::handle_parallel`) declines both as a whole, with one
+/// outcome. Such a wrapper is compared at `handle` and the command line only. A wrapper with no
+/// entry of the tool is the same under both (nothing found: the terminal is never called), and
+/// is compared everywhere.
+pub fn wrapper_not_one_entry(kind: &Kind, tool: &str) -> bool {
+    let Kind::Wrapper(wrapper) = kind else {
+        return false;
+    };
+    match parallel_entries(wrapper_arguments(wrapper)) {
+        Ok(entries) => entries.iter().filter(|entry| entry.name == tool).count() > 1,
+        Err(_) => true,
+    }
+}
+
+/// `triage` reads no `multi_tool_use.parallel` call: in a whole response it finds the calls
+/// named like the tool (a wrapper is not), and a bare call line is handled as a call of the
+/// tool whatever its name, its wrapper read as the tool's arguments, where `parse` reads the
+/// wrapper's entry. A wrapper vector has no triage trial.
+pub fn triage_reads_no_wrapper(kind: &Kind) -> bool {
+    matches!(kind, Kind::Wrapper(_))
+}
+
 /// The executor's built-in result validator checks an accepted response against the payload
 /// schema (required members aside) before it commits. When it raises findings, the run sends
 /// them back instead of committing: the verdict is still compared, the commit check is not.
@@ -137,6 +196,12 @@ pub fn validator_findings(answered: &[Value]) -> bool {
     answered
         .iter()
         .any(|output| output.get("findings").is_some())
+}
+
+/// [`validator_findings`] for a text turn, which has no tool result: the nudge the loop sends
+/// after it tells the model of the findings (`… raised N finding(s) …`).
+pub fn text_findings(told: &[String]) -> bool {
+    told.iter().any(|message| message.contains("finding(s)"))
 }
 
 /// The trials made per entry point and the skips per (entry point, rule).
