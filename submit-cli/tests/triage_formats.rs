@@ -833,3 +833,45 @@ fn the_table_shows_call_in_text_with_its_count_per_format() {
     assert!(!table.contains("call_in_text (glm)"), "{table}");
     assert_eq!(row("lines without submit call").2, "6", "{table}");
 }
+
+/// A `multi_tool_use.parallel` call, on a line of its own or in a chat completion: its one
+/// entry of the tool is handled as that call (the line is not taken as a call of the tool
+/// whose payload is the wrapper); a wrapper with no entry of the tool holds no submit call.
+#[test]
+fn a_parallel_wrapper_is_read_for_its_entry_of_the_tool_on_a_line_or_in_a_response() {
+    let entry = json!({"recipient_name": "functions.submit_result",
+        "parameters": {"reasoning": "r", "result": {"summary": "disk full"}}});
+    let other = json!({"recipient_name": "functions.lookup", "parameters": {"q": "x"}});
+    let call = |uses: Value| {
+        json!({"id": "call_1", "type": "function", "function": {
+            "name": "multi_tool_use.parallel",
+            "arguments": json!({"tool_uses": uses}).to_string()}})
+    };
+    let response = |uses: Value| {
+        json!({"id": "c", "object": "chat.completion", "choices": [{"index": 0,
+            "message": {"role": "assistant", "content": null, "tool_calls": [call(uses)]},
+            "finish_reason": "tool_calls"}]})
+    };
+    let dir = scratch("parallel-wrapper");
+    let lines = [
+        call(json!([other, entry])),
+        response(json!([other, entry])),
+        response(json!([other])),
+    ];
+    let input = jsonl(&dir, &lines);
+    let run = triage(
+        &dir,
+        &input,
+        submit_schema(),
+        &["--provider", "openai-chat"],
+    );
+    assert_eq!(run.outcomes.len(), 2, "{:?}", run.outcomes);
+    for outcome in &run.outcomes {
+        assert_eq!(outcome["response"], disk_full(), "{outcome}");
+        assert_eq!(
+            outcome["recoveries"],
+            json!([{"kind": "parallel_wrapper", "parameters": []}])
+        );
+    }
+    assert_eq!(run.report["recovery"]["parallel_wrapper"]["count"], 2);
+}

@@ -2,7 +2,7 @@
 //! last call of a turn cut at the output-token limit.
 
 use serde_json::Value;
-use submit_core::{Provider, StopReason};
+use submit_core::{Provider, StopReason, PARALLEL_WRAPPER};
 
 use super::line::Found;
 
@@ -27,7 +27,14 @@ pub(super) fn mark_last(calls: &mut [Found<'_>], last: Option<&Value>, end: Stop
     }
 }
 
-/// The submit calls among a Chat message's `tool_calls`.
+/// Whether an OpenAI call named `name` may hold the submit call: a call of the tool, or a
+/// `multi_tool_use.parallel` call models invent around it (its entries are read later).
+fn is_submit(name: Option<&str>, tool: &str) -> bool {
+    name == Some(tool) || name == Some(PARALLEL_WRAPPER)
+}
+
+/// The submit calls among a Chat message's `tool_calls` (a `multi_tool_use.parallel` call
+/// among them).
 pub(super) fn chat_calls<'a>(
     message: Option<&'a Value>,
     tool: &str,
@@ -40,10 +47,12 @@ pub(super) fn chat_calls<'a>(
         .into_iter()
         .flatten()
         .filter(|call| {
-            call.get("function")
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                == Some(tool)
+            is_submit(
+                call.get("function")
+                    .and_then(|f| f.get("name"))
+                    .and_then(Value::as_str),
+                tool,
+            )
         })
         .map(|call| Found {
             provider: Provider::OpenAiChat,
@@ -54,7 +63,8 @@ pub(super) fn chat_calls<'a>(
         .collect()
 }
 
-/// The submit calls among Responses items (`function_call`).
+/// The submit calls among Responses items (`function_call`; a `multi_tool_use.parallel` call
+/// among them).
 pub(super) fn responses_items<'a, 'i>(
     items: impl Iterator<Item = &'a Value> + 'i,
     tool: &'i str,
@@ -63,7 +73,7 @@ pub(super) fn responses_items<'a, 'i>(
     items
         .filter(move |item| {
             item.get("type").and_then(Value::as_str) == Some("function_call")
-                && item.get("name").and_then(Value::as_str) == Some(tool)
+                && is_submit(item.get("name").and_then(Value::as_str), tool)
         })
         .map(move |call| Found {
             provider: Provider::OpenAiResponses,

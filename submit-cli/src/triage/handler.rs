@@ -2,7 +2,7 @@
 //! declined recovery saw.
 
 use serde_json::Value;
-use submit_core::{Outcome, ParameterCause, Provider, StopReason, SubmitTool};
+use submit_core::{Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
 
 use super::found::{find, Line};
 use crate::args::InputFormat;
@@ -44,7 +44,10 @@ pub fn handler(
     tool: &SubmitTool<Value>,
     provider: Provider,
 ) -> impl FnMut(&Value) -> Result<Handled, String> + '_ {
-    move |value| handle(tool, provider, value, StopReason::Complete)
+    move |value| {
+        handle(tool, provider, value, StopReason::Complete)?
+            .ok_or_else(|| format!("a {PARALLEL_WRAPPER} call with no entry of the tool"))
+    }
 }
 
 /// Handles lines with `tool`, each read as `format` says (see [`InputFormat`]), every call of
@@ -75,10 +78,9 @@ pub fn reader(
         } => {
             let mut handled = Vec::with_capacity(calls.len() + texts.len());
             for found in calls {
-                handled.push((
-                    found.message,
-                    handle(tool, found.provider, found.call, found.end)?,
-                ));
+                if let Some(outcome) = handle(tool, found.provider, found.call, found.end)? {
+                    handled.push((found.message, outcome));
+                }
             }
             for found in texts {
                 if let Some(outcome) = tool.handle_text(&found.text, found.end) {
@@ -100,15 +102,25 @@ pub fn reader(
     }
 }
 
+/// One call found, handled; `None` for a `multi_tool_use.parallel` call with no entry of the
+/// tool (its one entry of the tool is handled as that call).
 fn handle(
     tool: &SubmitTool<Value>,
     provider: Provider,
     value: &Value,
     end: StopReason,
-) -> Result<Handled, String> {
+) -> Result<Option<Handled>, String> {
     let call = provider
         .read_call(value)
         .map_err(|error| error.to_string())?;
+    if call.name == Some(PARALLEL_WRAPPER) {
+        return Ok(tool
+            .handle_parallel(call.arguments, end)
+            .map(|outcome| Handled {
+                outcome,
+                shape: None,
+            }));
+    }
     let outcome = tool.handle_in_turn(provider, value, end);
     let shape = match &outcome {
         Outcome::Rejected(rejected) => match rejected.error.cause() {
@@ -119,5 +131,5 @@ fn handle(
         },
         Outcome::Accepted(_) => None,
     };
-    Ok(Handled { outcome, shape })
+    Ok(Some(Handled { outcome, shape }))
 }
