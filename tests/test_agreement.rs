@@ -340,7 +340,7 @@ fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
         trials.push(
             case.trial("cli_triage", case.provider.to_string(), move |case| {
                 let triaged = batch.result()?;
-                if let Kind::Text(_) = case.vector.kind {
+                if let Kind::Text(_) | Kind::Wrapper(_) = case.vector.kind {
                     return text_triaged(case, triaged, line);
                 }
                 if let Some(outcome) = triaged.outcomes.get(&line) {
@@ -377,7 +377,8 @@ fn triage_trials(slot: TriageSlot) -> Vec<Trial> {
     trials
 }
 
-/// Triage's verdict on a text case's response line: the outcome it wrote for the line, or
+/// Triage's verdict on a text case's response line (or a wrapper case's call line): the
+/// outcome it wrote for the line, or
 /// none found when it wrote none, did not count the line malformed, and counted every line
 /// without an outcome as holding no submit call.
 fn text_triaged(case: &Case, triaged: &cli::Triaged, line: u64) -> Result<(), String> {

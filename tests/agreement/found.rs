@@ -250,16 +250,22 @@ pub fn trials(
         }));
     }
 
-    if !skipped(
-        "cli_triage",
-        &[
-            (no_strict, Rule::GeminiHasNoStrict),
-            (
-                rules::triage_reads_no_wrapper(kind),
-                Rule::TriageReadsNoWrapper,
-            ),
-        ],
-    ) {
+    if !skipped("cli_triage", &[(no_strict, Rule::GeminiHasNoStrict)]) {
+        if let Kind::Wrapper(_) = kind {
+            // The wrapper call on a line of its own, read for its entry of the tool.
+            let key = (tool_key(schema, flags), provider.as_str(), "call");
+            let slot = batches.triage.entry(key).or_insert_with(|| TriageSlot {
+                batch: cli::TriageBatch::new(
+                    provider,
+                    schema.to_path_buf(),
+                    flags.to_vec(),
+                    "call",
+                ),
+                cases: Vec::new(),
+            });
+            slot.batch.lines.push(case.call.clone());
+            slot.cases.push(Arc::clone(case));
+        }
         if let Kind::Text(text) = kind {
             let key = (tool_key(schema, flags), provider.as_str(), "response");
             let slot = batches.triage.entry(key).or_insert_with(|| TriageSlot {

@@ -35,15 +35,13 @@ pub enum Rule {
     WrapperIsNotTheToolsCall,
     /// See [`wrapper_not_one_entry`].
     WrapperNotOneEntry,
-    /// See [`triage_reads_no_wrapper`].
-    TriageReadsNoWrapper,
     /// See [`validator_findings`].
     ValidatorFindings,
 }
 
 impl Rule {
     /// Every rule, in the order the counts list them.
-    pub const ALL: [Rule; 13] = [
+    pub const ALL: [Rule; 12] = [
         Rule::ShapeError,
         Rule::ArgumentsAbsent,
         Rule::ArgumentsNotText,
@@ -55,7 +53,6 @@ impl Rule {
         Rule::TextIsNotACall,
         Rule::WrapperIsNotTheToolsCall,
         Rule::WrapperNotOneEntry,
-        Rule::TriageReadsNoWrapper,
         Rule::ValidatorFindings,
     ];
 
@@ -73,7 +70,6 @@ impl Rule {
             Rule::TextIsNotACall => "text_is_not_a_call",
             Rule::WrapperIsNotTheToolsCall => "wrapper_is_not_the_tools_call",
             Rule::WrapperNotOneEntry => "wrapper_not_one_entry",
-            Rule::TriageReadsNoWrapper => "triage_reads_no_wrapper",
             Rule::ValidatorFindings => "validator_findings (commit check only)",
         }
     }
@@ -178,14 +174,6 @@ pub fn wrapper_not_one_entry(kind: &Kind, tool: &str) -> bool {
         Ok(entries) => entries.iter().filter(|entry| entry.name == tool).count() > 1,
         Err(_) => true,
     }
-}
-
-/// `triage` reads no `multi_tool_use.parallel` call: in a whole response it finds the calls
-/// named like the tool (a wrapper is not), and a bare call line is handled as a call of the
-/// tool whatever its name, its wrapper read as the tool's arguments, where `parse` reads the
-/// wrapper's entry. A wrapper vector has no triage trial.
-pub fn triage_reads_no_wrapper(kind: &Kind) -> bool {
-    matches!(kind, Kind::Wrapper(_))
 }
 
 /// The executor's built-in result validator checks an accepted response against the payload
