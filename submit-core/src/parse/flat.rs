@@ -1,6 +1,6 @@
-//! Step 3: a flat payload, built from the arguments by exact property name, refined by
-//! SUBMIT.md §10.3 in its order: stringified properties (a), swallowed parameters (b), unknown
-//! members (c), the required check, then the markup tail (d).
+//! Step 3: a flat payload, built from the arguments by exact property name, refined by §10.3
+//! in its order: stringified properties (a), swallowed parameters (b), unknown members (c),
+//! the required check, then the markup tail (d).
 
 use std::borrow::Cow;
 

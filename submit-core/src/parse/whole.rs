@@ -1,6 +1,6 @@
-//! SUBMIT.md §10.1: the arguments as a whole, read where step 1 (rules a–d) or a later step
-//! (rule e) would otherwise reject; beside rule (e), the whole call given as the arguments
-//! (`{"name": <tool>, "arguments": {…}}`), which counts as one of these rules.
+//! The arguments as a whole (§10.1), read where step 1 (rules a–d) or a later step (rule e)
+//! would otherwise reject; beside rule (e), the whole call given as the arguments
+//! (`{"name": <tool>, "arguments": {…}}`, §11.4), which counts as one of these rules.
 
 use std::borrow::Cow;
 
