@@ -127,6 +127,18 @@ fn adversarial(c: &mut Criterion) {
         for mib in [1, 8] {
             let input = adversarial_input(shape, mib << 20);
             group.throughput(Throughput::Bytes(input.len() as u64));
+            // What serde_json alone does with the same bytes, for its own 8 MiB / 1 MiB ratio.
+            group.bench_with_input(
+                BenchmarkId::new(format!("{shape}_baseline_value"), format!("{mib}MiB")),
+                &input,
+                |b, input| {
+                    b.iter_batched(
+                        || evict(&mut buffer),
+                        |()| serde_json::from_str::<Value>(black_box(input)),
+                        BatchSize::PerIteration,
+                    )
+                },
+            );
             group.bench_with_input(
                 BenchmarkId::new(shape, format!("{mib}MiB")),
                 &input,

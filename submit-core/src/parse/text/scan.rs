@@ -3,7 +3,7 @@
 //!
 //! One pass from the start. `memchr` finds the next `<`, `[` or `{`, and three `memmem` finders
 //! the next `to=functions.`, `Malformed function call:` and `<tool>(`, each searching a stretch
-//! of text once; the nearest of them is looked at, and the pass goes on past it. Each look is bounded (a marker, whitespace, a name
+//! of text once, a window at a time; the nearest of them is looked at, and the pass goes on past it. Each look is bounded (a marker, whitespace, a name
 //! of at most [`MAX_NAME`] bytes) or consumes what it scans: a complete JSON object or array is
 //! skipped whole, so a form quoted inside a JSON string the model printed is part of that JSON,
 //! not a call. A JSON value or a Python list that turns out not to be one is not tried again from
@@ -16,42 +16,68 @@ use super::lex::{after, has, skip_space};
 use super::opening::Opening;
 use super::{objects, python, tags, tokens};
 
-/// The next occurrence of one needle, found once for every stretch of text the pass crosses:
-/// each search starts where the pass is, and runs again only once the pass went beyond what it
-/// found.
+/// How far ahead of the pass one search looks at a time. Every needle is searched a window at
+/// a time, so the searches of one stretch of text run while it is in cache, and a long text is
+/// read from memory once, not once per needle.
+const WINDOW: usize = 64 << 10;
+
+/// The next occurrence of one needle, found by searching each stretch of text once: a search
+/// starts where the pass is, and runs again only once the pass went beyond what it found.
 struct Next {
     /// The needle; `None` for any of `<`, `[`, `{`.
     finder: Option<memmem::Finder<'static>>,
-    /// The occurrence at or after the pass, `None` once there is none.
+    /// The needle's length less one: how far a match that starts in a window reaches past it.
+    overlap: usize,
+    /// The first occurrence at or after the pass, once found.
     at: Option<usize>,
+    /// Where the search has reached: no occurrence starts between the pass and here but `at`.
+    to: usize,
 }
 
 impl Next {
-    fn new(needle: Option<&[u8]>, bytes: &[u8]) -> Next {
-        let finder = needle.map(|needle| memmem::Finder::new(needle).into_owned());
-        let mut next = Next { finder, at: None };
-        next.at = next.search(bytes, 0);
-        next
-    }
-
-    fn search(&self, bytes: &[u8], pos: usize) -> Option<usize> {
-        let rest = bytes.get(pos..)?;
-        let found = match &self.finder {
-            Some(finder) => finder.find(rest),
-            None => memchr3(b'<', b'[', b'{', rest),
-        };
-        found.map(|found| pos + found)
-    }
-
-    /// The occurrence at or after `pos`.
-    fn from(&mut self, bytes: &[u8], pos: usize) -> Option<usize> {
-        match self.at {
-            Some(at) if at < pos => {
-                self.at = self.search(bytes, pos);
-                self.at
-            }
-            other => other,
+    fn new(needle: Option<&[u8]>) -> Next {
+        Next {
+            finder: needle.map(|needle| memmem::Finder::new(needle).into_owned()),
+            overlap: needle.map_or(0, |needle| needle.len().saturating_sub(1)),
+            at: None,
+            to: 0,
         }
+    }
+
+    /// The first occurrence at or after `pos`, searching on a window at a time until one is
+    /// found or the search has reached `limit` (or the end).
+    fn peek(&mut self, bytes: &[u8], pos: usize, limit: usize) -> Option<usize> {
+        match self.at {
+            Some(at) if at >= pos => return Some(at),
+            Some(_) => {
+                // What lay between the occurrence passed and `to` was not searched.
+                self.at = None;
+                self.to = pos;
+            }
+            None => self.to = self.to.max(pos),
+        }
+        while self.to < limit && self.to < bytes.len() {
+            let from = self.to;
+            let end = from.saturating_add(WINDOW).min(bytes.len());
+            let hay = bytes
+                .get(from..end.saturating_add(self.overlap).min(bytes.len()))
+                .unwrap_or_default();
+            let found = match &self.finder {
+                Some(finder) => finder.find(hay),
+                None => memchr3(b'<', b'[', b'{', hay),
+            };
+            self.to = end;
+            if let Some(found) = found {
+                self.at = Some(from + found);
+                return self.at;
+            }
+        }
+        None
+    }
+
+    /// Where the search has reached when it found nothing; `None` once it reached the end.
+    fn frontier(&self, bytes: &[u8]) -> Option<usize> {
+        (self.at.is_none() && self.to < bytes.len()).then_some(self.to)
     }
 }
 
@@ -96,30 +122,44 @@ impl<'t> Scanner<'t> {
             pos: 0,
             json_from: 0,
             python_from: 0,
-            byte: Next::new(None, bytes),
-            recipient: Next::new(Some(tokens::RECIPIENT.as_bytes()), bytes),
-            malformed: Next::new(Some(python::MALFORMED.as_bytes()), bytes),
-            bare: Next::new(Some(&call), bytes),
+            byte: Next::new(None),
+            recipient: Next::new(Some(tokens::RECIPIENT.as_bytes())),
+            malformed: Next::new(Some(python::MALFORMED.as_bytes())),
+            bare: Next::new(Some(&call)),
         }
     }
 
-    /// The nearest place to look at, at or after the pass.
+    /// The nearest place to look at, at or after the pass: the nearest occurrence of any needle,
+    /// once every needle has been searched at least that far.
     fn next_mark(&mut self) -> Option<(usize, Mark)> {
         let bytes = self.text.as_bytes();
         let pos = self.pos;
-        [
-            self.byte.from(bytes, pos).map(|at| (at, Mark::Byte)),
-            self.recipient
-                .from(bytes, pos)
-                .map(|at| (at, Mark::Recipient)),
-            self.malformed
-                .from(bytes, pos)
-                .map(|at| (at, Mark::Malformed)),
-            self.bare.from(bytes, pos).map(|at| (at, Mark::Bare)),
-        ]
-        .into_iter()
-        .flatten()
-        .min_by_key(|(at, _)| *at)
+        let mut limit = pos.saturating_add(WINDOW);
+        loop {
+            let best = [
+                self.byte.peek(bytes, pos, limit).map(|at| (at, Mark::Byte)),
+                self.recipient
+                    .peek(bytes, pos, limit)
+                    .map(|at| (at, Mark::Recipient)),
+                self.malformed
+                    .peek(bytes, pos, limit)
+                    .map(|at| (at, Mark::Malformed)),
+                self.bare.peek(bytes, pos, limit).map(|at| (at, Mark::Bare)),
+            ]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(at, _)| *at);
+            let frontier = [&self.byte, &self.recipient, &self.malformed, &self.bare]
+                .into_iter()
+                .filter_map(|next| next.frontier(bytes))
+                .min();
+            match (best, frontier) {
+                (Some((at, mark)), Some(frontier)) if at < frontier => return Some((at, mark)),
+                (Some(found), None) => return Some(found),
+                (None, None) => return None,
+                (_, Some(frontier)) => limit = frontier.saturating_add(WINDOW),
+            }
+        }
     }
 
     /// Skips the JSON object or array at `at` when it is complete; otherwise no JSON value is
