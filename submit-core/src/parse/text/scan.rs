@@ -113,7 +113,6 @@ pub(crate) struct Scanner<'t> {
 impl<'t> Scanner<'t> {
     /// A pass over `text`, for the submit tool `tool`.
     pub(crate) fn new(text: &'t str, tool: &'t str) -> Scanner<'t> {
-        let bytes = text.as_bytes();
         let mut call = tool.as_bytes().to_vec();
         call.push(b'(');
         Scanner {
