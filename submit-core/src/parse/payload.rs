@@ -74,10 +74,36 @@ fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitE
         }),
         None => Err(SubmitError::Parameter {
             cause: ParameterCause::StringifiedDeclined,
-            message: not_an_object(field, Some(JsonType::String)),
+            message: string_declined(field, &text),
             echo: Some(echo(field, &text)),
         }),
     }
+}
+
+/// Step 6's rejection of a string not read as an object. The step-4 message says the object
+/// was JSON-encoded only when the string looks like one encoded: past whitespace (and a
+/// byte-order mark) it opens an object, a Markdown fence, or a JSON string that opens one.
+/// Of any other string it says what the string holds instead.
+fn string_declined(field: &str, text: &str) -> String {
+    let start = text.trim_start_matches([' ', '\t', '\r', '\n', '\u{feff}']);
+    let quoted = start
+        .strip_prefix('"')
+        .map(|rest| rest.trim_start_matches([' ', '\t', '\r', '\n']));
+    if start.starts_with('{')
+        || start.starts_with("```")
+        || quoted.is_some_and(|rest| rest.starts_with('{'))
+    {
+        return not_an_object(field, Some(JsonType::String));
+    }
+    let holds = if start.starts_with('[') {
+        "a JSON array, not an object"
+    } else {
+        "no JSON object"
+    };
+    format!(
+        "{field} parameter must be a JSON object, got string \u{2014} the string holds {holds}; \
+         pass {field} as a nested JSON object, not as a string"
+    )
 }
 
 /// `text[range]`, borrowed when `text` is, else cut in place.
@@ -131,7 +157,7 @@ mod tests {
 
     #[test]
     fn stringified_payload_declines_with_the_hint_and_an_echo() {
-        let value = json!({"a": "not a json object"});
+        let value = json!({"a": " {\"summary\": \"s\" trailing"});
         let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::StringifiedDeclined));
         assert_eq!(
@@ -139,6 +165,43 @@ mod tests {
             "a parameter must be a JSON object, got string \u{2014} it looks like the object \
              was JSON-encoded into a string; pass a as a nested JSON object, not as a string"
         );
+        assert!(error
+            .trace_text()
+            .contains("(a arrived as a 25-byte string: "));
+    }
+
+    #[test]
+    fn a_string_holding_no_json_object_is_declined_without_the_encoding_hint() {
+        for payload in ["hello", "", "\"quoted\"", "42", "null"] {
+            let value = json!({ "a": payload });
+            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            assert_eq!(error.cause(), Some(ParameterCause::StringifiedDeclined));
+            assert_eq!(
+                error.message(),
+                "a parameter must be a JSON object, got string \u{2014} the string holds no JSON \
+                 object; pass a as a nested JSON object, not as a string",
+                "{payload:?}"
+            );
+        }
+        let value = json!({"a": "[{\"summary\": \"s\"}]"});
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+        assert_eq!(
+            error.message(),
+            "a parameter must be a JSON object, got string \u{2014} the string holds a JSON \
+             array, not an object; pass a as a nested JSON object, not as a string"
+        );
+        // A byte-order mark before the object, or the object encoded twice, still reads as an
+        // object JSON-encoded.
+        for payload in [
+            "\u{feff}{\"summary\": \"s\"}",
+            "\"{\\\"summary\\\": \\\"s\\\"}\"",
+        ] {
+            let value = json!({ "a": payload });
+            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            assert!(error.message().contains("was JSON-encoded"), "{payload:?}");
+        }
+        let value = json!({"a": "not a json object"});
+        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
         assert!(error
             .trace_text()
             .ends_with("(a arrived as a 17-byte string: \"not a json object\")"));
