@@ -13,7 +13,10 @@ const HTTP_STACK: [&str; 5] = ["reqwest", "hyper", "tokio", "rustls", "h2"];
 const MCP_STACK: [&str; 4] = ["rmcp", "process-wrap", "sse-stream", "tokio"];
 
 /// What only the command line's MCP server brings in.
-const MCP_SERVER_STACK: [&str; 5] = ["rmcp", "tokio", "hyper", "reqwest", "tracing-subscriber"];
+const MCP_SERVER_STACK: [&str; 4] = ["rmcp", "tokio", "hyper", "tracing-subscriber"];
+
+/// What the command line's MCP server must not bring in: an HTTP client, TLS.
+const HTTP_CLIENT_STACK: [&str; 3] = ["reqwest", "rustls", "h2"];
 
 /// The crate names of a `cargo tree` run with normal, dev and build edges.
 fn crates(args: &[&str]) -> BTreeSet<String> {
@@ -140,19 +143,23 @@ fn mcp_feature_pulls_the_mcp_stack_alone() {
 }
 
 #[test]
-fn default_cli_build_has_no_mcp_server_stack() {
-    let found = crates(&["-p", "submit-cli"]);
+fn cli_without_default_features_has_no_mcp_server_stack() {
+    let found = crates(&["-p", "submit-cli", "--no-default-features"]);
     assert!(found.contains("submit-core"), "{found:?}");
-    for name in MCP_SERVER_STACK {
-        assert!(!found.contains(name), "the default build pulls {name}");
+    for name in MCP_SERVER_STACK.iter().chain(&HTTP_CLIENT_STACK) {
+        assert!(!found.contains(*name), "the build without mcp pulls {name}");
     }
 }
 
 #[test]
-fn cli_mcp_feature_pulls_the_mcp_server_stack() {
-    let found = crates(&["-p", "submit-cli", "--features", "mcp"]);
+fn default_cli_build_has_the_mcp_server_and_no_http_client() {
+    // `cargo install submit-cli` builds this: the server is in it, no client and no TLS.
+    let found = crates(&["-p", "submit-cli"]);
     for name in MCP_SERVER_STACK {
-        assert!(found.contains(name), "feature mcp lacks {name}");
+        assert!(found.contains(name), "the default build lacks {name}");
+    }
+    for name in HTTP_CLIENT_STACK {
+        assert!(!found.contains(name), "the default build pulls {name}");
     }
 }
 

@@ -52,8 +52,11 @@ standard error when it is a terminal."
 A call is parsed as `parse` parses it: a rejected submit is answered with a tool error \
 (isError: true) whose text is the hint for the model. The first accepted result is written \
 to --out (or, serving HTTP, to standard output) as one line of `parse`'s JSON; later submits \
-are refused. Logs go to standard error (RUST_LOG sets the filter). The server needs a build \
-with the `mcp` feature: cargo install submit-cli --features mcp."
+are refused. Logs go to standard error (RUST_LOG sets the filter). Over standard input and \
+output, a line that is not a JSON-RPC message (past 16 MiB, not UTF-8, not JSON) is answered \
+with a JSON-RPC error. Serving HTTP, every request needs the bearer token, a browser's request \
+needs a loopback or --allow-origin origin, and the limits below hold. The server is the `mcp` \
+feature, on by default."
     )]
     Mcp(McpArgs),
 }
@@ -147,6 +150,57 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "validate",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub validate_timeout: u64,
+    /// Access and limits of the HTTP server.
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+/// Access and limits of `mcp --listen`. Each limit is answered with its HTTP status and a
+/// message naming the option that sets it.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Serving HTTP (--listen)")]
+pub struct HttpArgs {
+    /// Write the bearer token to this file (mode 0600) for the host to read. The token is
+    /// SUBMIT_RESULT_MCP_TOKEN when set, else one generated at start and printed once on
+    /// standard error; every request must carry it as `Authorization: Bearer <token>` (401
+    /// without it).
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub token_file: Option<PathBuf>,
+    /// Serve without a token. Only on a loopback address: anyone who can reach the port could
+    /// commit the run's result.
+    #[arg(long, requires = "listen", conflicts_with = "token_file")]
+    pub no_auth: bool,
+    /// A browser origin allowed besides loopback ones (`https://app.example.com`; repeatable).
+    /// A request with any other `Origin` header, `null` included, gets 403; one without an
+    /// `Origin` header (not from a browser) is served.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen",
+          value_parser = NonEmptyStringValueParser::new())]
+    pub allow_origins: Vec<String>,
+    /// Seconds a connection has to send a whole request head, from its opening or from the
+    /// end of its previous response (so an idle kept-alive connection is closed after it too),
+    /// and as many again for the request's body (408 past it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub read_timeout: u64,
+    /// Connections held open at once. A new one past it takes the place of the oldest one
+    /// that is serving no request; when every one is serving, it gets 503.
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_connections: u64,
+    /// Live MCP sessions at once; an `initialize` past it gets 503 until a session ends (a
+    /// host's DELETE, or the idle expiry).
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_sessions: u64,
+    /// Seconds a session may go without a request before it expires (its next request then
+    /// gets 404, and the host starts a new session).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_timeout: u64,
+    /// Bytes a request body may hold (413 past it).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub max_body: u64,
 }
 
 /// What each line of a `triage` input holds.

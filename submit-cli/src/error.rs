@@ -55,8 +55,8 @@ pub enum CliError {
     Build(BuildError),
     /// `mcp` in a build without the `mcp` feature.
     #[error(
-        "this submit-result was built without the MCP server: install it with the `mcp` \
-         feature (cargo install submit-cli --features mcp)"
+        "this submit-result was built without the MCP server (its default feature `mcp` was \
+         turned off): install it with its default features (cargo install submit-cli)"
     )]
     McpNotBuilt,
     /// The async runtime the MCP server runs on could not start.
@@ -70,6 +70,33 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
+    /// `--no-auth` on an address other machines can reach.
+    #[error(
+        "--no-auth on {0}, which is not a loopback address: anyone who can reach it could \
+         commit the run's result; drop --no-auth (a token is then required) or listen on \
+         127.0.0.1 or [::1]"
+    )]
+    NoAuthNotLoopback(std::net::SocketAddr),
+    /// An `--allow-origin` value that is not an origin.
+    #[error(
+        "--allow-origin `{origin}` is not an origin ({reason}): give scheme://host[:port], \
+         such as https://app.example.com"
+    )]
+    AllowOrigin {
+        /// The value given.
+        origin: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `SUBMIT_RESULT_MCP_TOKEN` holds no token a header can carry.
+    #[error(
+        "SUBMIT_RESULT_MCP_TOKEN {0}: set it to visible ASCII characters (no spaces), or unset \
+         it to have a token generated"
+    )]
+    BadToken(&'static str),
+    /// No token could be generated.
+    #[error("cannot generate a bearer token: {0}: set SUBMIT_RESULT_MCP_TOKEN instead")]
+    NoRandom(String),
     /// The MCP session over standard input and output could not start or failed.
     #[error("mcp: {0}")]
     Mcp(String),

@@ -27,8 +27,12 @@
 //!    `found.rs` where the calls are in a batch entry, response or conversation, `handler.rs`
 //!    one line's outcomes, `progress.rs` the progress line, `read.rs` the bounded line reader
 //!    that drives them.
-//! 5. `mcp/` (feature `mcp`): `validate.rs` runs the `--validate` command; `mod.rs` serves the
-//!    tool over MCP.
+//! 5. `mcp/` (feature `mcp`, on by default): `jsonrpc.rs` the errors the server writes itself,
+//!    `stdio.rs` standard input and output as a transport that answers every line,
+//!    `schema.rs` the listed `inputSchema`, `access.rs` the token and the allowed origins,
+//!    `connections.rs` the capped open connections, `guard.rs` the checks every HTTP request
+//!    passes, `http.rs` the listener and its limits, `validate.rs` the `--validate` command;
+//!    `mod.rs` serves the tool over MCP.
 //! 6. `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
 
 #![forbid(unsafe_code)]
@@ -98,17 +102,21 @@ fn build(common: &Common) -> Result<SubmitTool<Value>, CliError> {
 
 /// Reads the schema file at `path` and builds the tool from it and `options`.
 fn build_with(path: &Path, options: Options) -> Result<SubmitTool<Value>, CliError> {
+    SubmitTool::from_json_schema(read_schema(path)?, options).map_err(CliError::Build)
+}
+
+/// The JSON of the schema file at `path`.
+fn read_schema(path: &Path) -> Result<Value, CliError> {
     let text = std::fs::read(path).map_err(|source| CliError::Read {
         what: "schema file",
         path: Some(path.to_path_buf()),
         source,
     })?;
-    let schema: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
+    serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
         what: "schema file",
         path: Some(path.to_path_buf()),
         source,
-    })?;
-    SubmitTool::from_json_schema(schema, options).map_err(CliError::Build)
+    })
 }
 
 /// `None` for standard input (`-` or nothing), else the path.
@@ -133,8 +141,10 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 /// `mcp`: builds the tool, then serves it until the host goes away.
 #[cfg(feature = "mcp")]
 fn mcp(args: &McpArgs) -> Result<(), CliError> {
-    let tool = build_with(&args.tool.schema, args.tool.options(None, false)?)?;
-    mcp::serve(tool, args)
+    let document = read_schema(&args.tool.schema)?;
+    let tool = SubmitTool::from_json_schema(document.clone(), args.tool.options(None, false)?)
+        .map_err(CliError::Build)?;
+    mcp::serve(tool, &document, args)
 }
 
 /// `mcp` in a build without the server: says which feature has it.

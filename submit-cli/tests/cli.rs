@@ -1211,8 +1211,9 @@ fn mcp_without_the_feature_names_the_feature() {
     assert_eq!(out.code, 2);
     assert_eq!(
         out.stderr,
-        "submit-result: this submit-result was built without the MCP server: install it with \
-         the `mcp` feature (cargo install submit-cli --features mcp)\n"
+        "submit-result: this submit-result was built without the MCP server (its default \
+         feature `mcp` was turned off): install it with its default features (cargo install \
+         submit-cli)\n"
     );
     assert_eq!(out.stdout, "");
 }
@@ -1226,6 +1227,14 @@ fn mcp_help_describes_the_server_in_every_build() {
         "--out <FILE>",
         "--validate <CMD>",
         "--schema <FILE>",
+        "--token-file <FILE>",
+        "--no-auth",
+        "--allow-origin <ORIGIN>",
+        "--read-timeout <SECONDS>",
+        "--max-connections <N>",
+        "--max-sessions <N>",
+        "--session-timeout <SECONDS>",
+        "--max-body <BYTES>",
     ] {
         assert!(out.stdout.contains(text), "{text}: {}", out.stdout);
     }

@@ -1,33 +1,36 @@
 //! `mcp`: the submit tool served to an MCP host, over standard input and output or over
 //! streamable HTTP, with the official Rust SDK (`rmcp`) speaking the protocol.
 //!
-//! The server lists one tool, whose `inputSchema` is the definition's parameters object. A
-//! call is parsed as `parse` parses a call (every recovery, every rejection and its hint); an
-//! accepted result then goes through the `--validate` command, if any, like the executor's
-//! gate (SUBMIT.md §8), and the first one that passes is written out as one line of `parse`'s
-//! JSON and ends the run: later submits are refused. Logs go to standard error; the reasoning
-//! text never reaches them (its byte length does).
+//! The server lists one tool, whose `inputSchema` is the parameters object with the payload
+//! schema as the schema file has it (`schema.rs`). A call is parsed as `parse` parses a call
+//! (every recovery, every rejection and its hint); an accepted result then goes through the
+//! `--validate` command, if any, like the executor's result validators, and the first one
+//! that passes is written out as one line of `parse`'s JSON and ends the run: later submits
+//! are refused. The accepted call's result carries the tool result as `structuredContent` and,
+//! as the MCP specification asks of structured content, its serialized JSON as the text
+//! block; a refused call's text is the hint for the model. Logs go to standard error; the
+//! reasoning text never reaches them (its byte length does).
+//!
+//! Over standard input and output (`stdio.rs`), every line that holds no message is answered.
+//! Over HTTP (`http.rs`), every request needs the bearer token and a browser's an allowed
+//! origin (`access.rs`), checked with the limits before rmcp sees the request (`guard.rs`,
+//! `connections.rs`).
 //!
 //! MCP arguments arrive as a JSON object that rmcp has already decoded, so they are read as
 //! Anthropic's `input` is: a member sent twice has already lost one of its values, and the
-//! duplicate-member rejection of SUBMIT.md §10.2 cannot apply.
+//! duplicate-member rejection cannot apply.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use submit_core::{Arguments, Outcome, Provider, SubmitTool};
@@ -37,6 +40,13 @@ use crate::args::McpArgs;
 use crate::error::CliError;
 use crate::output::OutcomeView;
 
+mod access;
+mod connections;
+mod guard;
+mod http;
+mod jsonrpc;
+mod schema;
+mod stdio;
 mod validate;
 
 pub use validate::{parse_findings, run_validator, ValidatorError};
@@ -44,10 +54,15 @@ pub use validate::{parse_findings, run_validator, ValidatorError};
 /// What a submit after the accepted one is told.
 pub const ALREADY_ACCEPTED: &str = "a terminal result was already accepted";
 
-/// Builds the runtime and serves `tool` as `args` say, until the host goes away (standard
-/// input closes) or, serving HTTP, until the process is interrupted.
-pub fn serve(tool: SubmitTool<Value>, args: &McpArgs) -> Result<(), CliError> {
+/// Builds the runtime and serves `tool` (built from the schema file's JSON `document`) as
+/// `args` say, until the host goes away (standard input closes) or, serving HTTP, until the
+/// process is interrupted.
+pub fn serve(tool: SubmitTool<Value>, document: &Value, args: &McpArgs) -> Result<(), CliError> {
     init_logs();
+    let setup = args
+        .listen
+        .map(|addr| http::Setup::new(args, addr))
+        .transpose()?;
     let sink = match &args.out {
         Some(path) => Sink::File {
             file: File::create(path).map_err(|source| CliError::Write {
@@ -67,14 +82,15 @@ pub fn serve(tool: SubmitTool<Value>, args: &McpArgs) -> Result<(), CliError> {
         .validate
         .clone()
         .map(|command| (command, Duration::from_secs(args.validate_timeout)));
-    let server = SubmitServer::new(tool, sink, validate);
+    let listed = schema::input_schema(&tool, document);
+    let server = SubmitServer::new(tool, listed, sink, validate);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(CliError::Runtime)?;
     let result = runtime.block_on(async {
-        match args.listen {
-            Some(addr) => serve_http(server, addr).await,
+        match setup {
+            Some(setup) => http::serve(move || server.clone(), setup).await,
             None => serve_stdio(server).await,
         }
     });
@@ -107,8 +123,10 @@ fn init_logs() {
 /// Serves one session over standard input and output until the host closes it.
 async fn serve_stdio(server: SubmitServer) -> Result<(), CliError> {
     let name = server.shared.tool.name().to_owned();
+    let transport = stdio::Stdio::start()
+        .map_err(|error| CliError::Mcp(format!("cannot read standard input: {error}")))?;
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|error| CliError::Mcp(format!("the session did not start: {error}")))?;
     tracing::info!(tool = %name, "serving over standard input and output");
@@ -117,74 +135,6 @@ async fn serve_stdio(server: SubmitServer) -> Result<(), CliError> {
         .await
         .map_err(|error| CliError::Mcp(format!("the session failed: {error}")))?;
     Ok(())
-}
-
-/// Serves streamable HTTP on `addr`, one session per client, until interrupted.
-async fn serve_http(server: SubmitServer, addr: SocketAddr) -> Result<(), CliError> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| CliError::Listen { addr, source })?;
-    let local = listener
-        .local_addr()
-        .map_err(|source| CliError::Listen { addr, source })?;
-    let config = StreamableHttpServerConfig::default();
-    let cancel = config.cancellation_token.clone();
-    let service = TowerToHyperService::new(StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    ));
-    // The address is the interface here (port 0 picks one), so it is printed whatever the
-    // log filter.
-    eprintln!("submit-result: serving MCP at http://{local}/mcp");
-    loop {
-        let stream = tokio::select! {
-            () = shutdown() => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    // Out of file descriptors and the like: wait, then take the next one.
-                    tracing::warn!(%error, "cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-        };
-        let service = service.clone();
-        tokio::spawn(async move {
-            let connection = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service);
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "connection ended with an error");
-            }
-        });
-    }
-    cancel.cancel();
-    tracing::info!("interrupted: stopped serving");
-    Ok(())
-}
-
-/// Resolves on Ctrl-C, or on SIGTERM where there is one.
-async fn shutdown() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// Where the first accepted result goes.
@@ -257,12 +207,22 @@ impl SubmitServer {
     /// serve inside a program of your own over any rmcp transport (`rmcp::ServiceExt::serve`);
     /// the fuzz target drives it this way.
     pub fn unrecorded(tool: SubmitTool<Value>) -> Self {
-        SubmitServer::new(tool, Sink::Nowhere, None)
+        let listed = match tool.definition(Provider::Claude).get("input_schema") {
+            Some(Value::Object(schema)) => schema.clone(),
+            _ => JsonObject::new(),
+        };
+        SubmitServer::new(tool, listed, Sink::Nowhere, None)
     }
 
-    /// A server for `tool` writing its result to `sink`.
-    fn new(tool: SubmitTool<Value>, sink: Sink, validate: Option<(String, Duration)>) -> Self {
-        let listed = listed_tool(&tool);
+    /// A server for `tool`, listed with the `inputSchema` `schema`, writing its result to
+    /// `sink`.
+    fn new(
+        tool: SubmitTool<Value>,
+        schema: JsonObject,
+        sink: Sink,
+        validate: Option<(String, Duration)>,
+    ) -> Self {
+        let listed = listed_tool(&tool, schema);
         SubmitServer {
             shared: Arc::new(Shared {
                 tool,
@@ -345,23 +305,19 @@ impl SubmitServer {
             reasoning_bytes = accepted.reasoning.len(),
             "submit accepted"
         );
-        let message = text_of(&accepted.tool_result, "message");
-        let mut result = CallToolResult::success(vec![ContentBlock::text(message)]);
+        // The structured content, and its serialized JSON as the text block (the MCP
+        // specification asks a tool returning structured content to do so).
+        let text = serde_json::to_string(&accepted.tool_result)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.structured_content = Some(accepted.tool_result.clone());
         Ok(result)
     }
 }
 
-/// The tool as listed: name and description from the definition, `inputSchema` its
-/// parameters object.
-fn listed_tool(tool: &SubmitTool<Value>) -> Tool {
-    // Anthropic's definition holds the parameters object as it is (`input_schema`), and its
-    // strict form when `--strict` is given.
+/// The tool as listed: name and description from the definition, `inputSchema` `schema`.
+fn listed_tool(tool: &SubmitTool<Value>, schema: JsonObject) -> Tool {
     let definition = tool.definition(Provider::Claude);
-    let schema = match definition.get("input_schema") {
-        Some(Value::Object(schema)) => schema.clone(),
-        _ => JsonObject::new(),
-    };
     let description = definition
         .get("description")
         .and_then(Value::as_str)

@@ -1,4 +1,4 @@
-//! The `--validate` command: the server's result validator (SUBMIT.md §8), run on each
+//! The `--validate` command: the server's result validator, run on each
 //! accepted payload with the payload's JSON on its standard input and its findings read from
 //! its standard output.
 

@@ -3,7 +3,15 @@
 //!
 //! Each outcome is checked against what `submit-result parse --provider claude` prints for a
 //! `tool_use` block holding the same arguments: an MCP call is parsed exactly as `parse`
-//! parses one.
+//! parses one. The modules probe what no well-behaved client sends: lines that hold no message
+//! (`stdio_lines`), requests from foreign origins or without the token (`http_access`), and
+//! each limit of the HTTP server (`http_limits`); `fidelity` checks the listed schema and the
+//! accepted result against the MCP specification.
+
+mod fidelity;
+mod http_access;
+mod http_limits;
+mod stdio_lines;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -12,6 +20,7 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, ErrorCode};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{json, Value};
@@ -22,6 +31,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_submit-result");
 
 /// How long any one exchange may take before the test fails instead of hanging.
 const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The bearer token the HTTP servers of these tests are given.
+const TOKEN: &str = "test-token-0123456789";
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -142,10 +154,21 @@ struct HttpServer {
     url: String,
     stdout: BufReader<ChildStdout>,
     stderr: Arc<Mutex<String>>,
+    /// What it wrote to standard error up to the line saying where it listens.
+    started: String,
 }
 
+/// A server over streamable HTTP on loopback whose token is [`TOKEN`].
 async fn http_server(args: &[&str]) -> HttpServer {
-    let mut child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    command.env("SUBMIT_RESULT_MCP_TOKEN", TOKEN);
+    start_http(command, args).await
+}
+
+/// Starts `command` (the binary, or a shell around it) with `mcp`, `args` and a loopback
+/// `--listen`, and waits for the address it serves.
+async fn start_http(mut command: Command, args: &[&str]) -> HttpServer {
+    let mut child = command
         .arg("mcp")
         .args(args)
         .args(["--listen", "127.0.0.1:0"])
@@ -175,13 +198,25 @@ async fn http_server(args: &[&str]) -> HttpServer {
         stdout: BufReader::new(child.stdout.take().unwrap()),
         stderr: collect(stderr),
         url: url.unwrap(),
+        started: seen,
         child,
     }
 }
 
 impl HttpServer {
+    /// A client with the token, initialized.
     async fn connect(&self) -> Client {
-        let transport = StreamableHttpClientTransport::from_uri(self.url.clone());
+        self.connect_with(Some(TOKEN)).await
+    }
+
+    /// A client sending `token` (none when `None`), initialized.
+    async fn connect_with(&self, token: Option<&str>) -> Client {
+        let config = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        let config = match token {
+            Some(token) => config.auth_header(token),
+            None => config,
+        };
+        let transport = StreamableHttpClientTransport::from_config(config);
         tokio::time::timeout(PATIENCE, ().serve(transport))
             .await
             .expect("the server initializes in time")
@@ -196,6 +231,15 @@ impl HttpServer {
             .expect("a line in time")
             .unwrap();
         line
+    }
+
+    /// Stops the server and returns what it wrote to standard error.
+    async fn stop(mut self) -> String {
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(PATIENCE, self.child.wait()).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let rest = self.stderr.lock().unwrap().clone();
+        format!("{}{rest}", self.started)
     }
 }
 
@@ -332,10 +376,11 @@ async fn clean_submit_is_accepted_and_written_over_stdio() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
     let result = submit(&server.client, clean_arguments()).await;
     assert_eq!(result.is_error, Some(false));
-    assert_eq!(text(&result), "Result submitted successfully.");
+    let structured = json!({"success": true, "message": "Result submitted successfully."});
+    assert_eq!(result.structured_content, Some(structured.clone()));
     assert_eq!(
-        result.structured_content,
-        Some(json!({"success": true, "message": "Result submitted successfully."}))
+        serde_json::from_str::<Value>(text(&result)).unwrap(),
+        structured
     );
     let written = std::fs::read_to_string(&out).unwrap();
     assert_eq!(written.lines().count(), 1, "{written}");
@@ -359,7 +404,10 @@ async fn clean_submit_is_accepted_and_written_over_http() {
     let client = server.connect().await;
     let result = submit(&client, clean_arguments()).await;
     assert_eq!(result.is_error, Some(false));
-    assert_eq!(text(&result), "Result submitted successfully.");
+    assert_eq!(
+        text(&result),
+        r#"{"success":true,"message":"Result submitted successfully."}"#
+    );
     // Serving HTTP without --out, the result is one JSON line on standard output.
     let line = server.stdout_line().await;
     assert!(line.ends_with('\n') && !line.trim_end().contains('\n'));
@@ -738,7 +786,8 @@ async fn the_loops_mcp_client_lists_and_calls_this_server_over_http() {
     use submit_agent::mcp::McpServer;
     use submit_agent::{Agent, Message, Part, ScriptedModel};
 
-    let mut server = http_server(&["--schema", &schema()]).await;
+    // The loop's client sends no token: the server is started without one, on loopback.
+    let mut server = http_server(&["--schema", &schema(), "--no-auth"]).await;
     let mcp = tokio::time::timeout(PATIENCE, McpServer::http(server.url.clone()).connect())
         .await
         .expect("the loop's client connects in time")

@@ -17,7 +17,7 @@ import threading
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 # A payload sent as a JSON string, the mistake of anthropics/claude-code issue 32662
 # ("MCP tool argument object serialized as string"), here for the sample schema.
@@ -26,6 +26,10 @@ STRINGIFIED = {"reasoning": "The logs show the disk filled up.",
 # A stringified payload with prose after it: declined, with a hint.
 DECLINED = {"reasoning": "r", "result": "{\"summary\": \"s\"} Hope this helps!"}
 ALREADY = "a terminal result was already accepted"
+# The bearer token the HTTP server is started with.
+TOKEN = "python-client-token"
+ACCEPTED = json.dumps({"success": True, "message": "Result submitted successfully."},
+                      separators=(",", ":"))
 
 
 def check(condition, what):
@@ -54,8 +58,10 @@ async def exercise(session, transport):
 
     accepted = await session.call_tool("submit_result", STRINGIFIED)
     print(f"   stringified -> isError={accepted.is_error} text={text(accepted)!r}")
-    check(not accepted.is_error and text(accepted) == "Result submitted successfully.",
-          f"{transport}: a stringified payload is recovered and accepted")
+    check(not accepted.is_error and text(accepted) == ACCEPTED
+          and accepted.structured_content == json.loads(ACCEPTED),
+          f"{transport}: a stringified payload is recovered and accepted, its structured "
+          "content serialized as its text")
 
     again = await session.call_tool("submit_result", STRINGIFIED)
     check(again.is_error and text(again) == ALREADY,
@@ -84,7 +90,8 @@ async def over_stdio(binary, schema, scratch):
 async def over_http(binary, schema):
     server = subprocess.Popen([binary, "mcp", "--schema", schema, "--listen", "127.0.0.1:0"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "SUBMIT_RESULT_MCP_TOKEN": TOKEN})
     try:
         prefix = "submit-result: serving MCP at "
         url = None
@@ -98,10 +105,19 @@ async def over_http(binary, schema):
         # Keep the server's log flowing (a full pipe would stall it), onto this process's.
         threading.Thread(target=lambda: sys.stderr.writelines(server.stderr),
                          daemon=True).start()
-        async with streamable_http_client(url) as streams:
-            read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
-                await exercise(session, "http")
+        # Without the token the server answers 401.
+        anonymous = create_mcp_http_client()
+        async with anonymous:
+            refused = await anonymous.post(url, json={})
+        check(refused.status_code == 401
+              and refused.headers.get("www-authenticate", "").startswith("Bearer"),
+              "http: a request without the bearer token gets 401 and a Bearer challenge")
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+        async with client:
+            async with streamable_http_client(url, http_client=client) as streams:
+                read, write = streams[0], streams[1]
+                async with ClientSession(read, write) as session:
+                    await exercise(session, "http")
         check_line(server.stdout.readline(), "http")
     finally:
         server.terminate()

@@ -1,0 +1,338 @@
+//! What every HTTP request passes before rmcp's streamable HTTP service handles it: its origin,
+//! its token, its body, the session cap, and a `DELETE` of a session that does not exist.
+//!
+//! Where rmcp answers on its own, it answers differently from what the MCP transport asks, and
+//! cannot be configured otherwise (rmcp 3.11.0):
+//!
+//! - a body that is not a JSON-RPC message gets 415 (`expect_json`,
+//!   `src/transport/common/server_side_http.rs`); here it gets 400 with a JSON-RPC parse error
+//!   (`-32700`), or invalid request (`-32600`, with its `id`) for JSON that is no message;
+//! - a `DELETE` of an unknown session gets 202 (`handle_delete`,
+//!   `src/transport/streamable_http_server/tower.rs`, which closes whatever `close_session`
+//!   finds, nothing included); here it gets 404, as the transport requires;
+//! - sessions have no cap (`LocalSessionManager::create_session`); here an `initialize` past
+//!   `--max-sessions` gets 503.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, RequestId};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::StreamableHttpService;
+use rmcp::ServerHandler;
+use serde_json::Value;
+
+use super::access::{Auth, Origins, Refusal, TOKEN_ENV};
+use super::connections::{Connection, InFlight};
+use super::jsonrpc::{error, id_in};
+
+/// A response as rmcp builds them.
+pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+
+/// The header naming a request's session.
+const SESSION: &str = "mcp-session-id";
+
+/// What the checks need, shared by every connection.
+pub struct Policy {
+    /// The token, or none.
+    pub auth: Auth,
+    /// The browser origins allowed besides loopback ones.
+    pub origins: Origins,
+    /// rmcp's sessions, to count and look up.
+    pub sessions: Arc<LocalSessionManager>,
+    /// The most live sessions.
+    pub max_sessions: usize,
+    /// How long a session may stay idle.
+    pub session_timeout: Duration,
+    /// The most bytes a body may hold.
+    pub max_body: usize,
+    /// How long a body may take to arrive.
+    pub read_timeout: Duration,
+    /// Held while a session is opened, so that two at once cannot both pass the cap.
+    pub opening: tokio::sync::Mutex<()>,
+}
+
+/// The service one connection is served with: the checks, then rmcp.
+pub struct Guard<S: ServerHandler + Send + 'static> {
+    inner: StreamableHttpService<S, LocalSessionManager>,
+    policy: Arc<Policy>,
+    connection: Arc<Connection>,
+}
+
+impl<S: ServerHandler + Send + 'static> Guard<S> {
+    /// The service for one connection.
+    pub fn new(
+        inner: StreamableHttpService<S, LocalSessionManager>,
+        policy: Arc<Policy>,
+        connection: Arc<Connection>,
+    ) -> Self {
+        Guard {
+            inner,
+            policy,
+            connection,
+        }
+    }
+}
+
+impl<S: ServerHandler + Send + 'static> hyper::service::Service<Request<Incoming>> for Guard<S> {
+    type Response = HttpResponse;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        // In flight until the response's body is sent to its end or dropped.
+        let in_flight = InFlight::on(&self.connection);
+        let inner = self.inner.clone();
+        let policy = Arc::clone(&self.policy);
+        Box::pin(async move {
+            let response = answer(&inner, &policy, request).await;
+            Ok(response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _ = &in_flight;
+                    frame
+                })
+                .boxed()
+            }))
+        })
+    }
+}
+
+/// The response to `request`.
+async fn answer<S: ServerHandler + Send + 'static>(
+    inner: &StreamableHttpService<S, LocalSessionManager>,
+    policy: &Policy,
+    request: Request<Incoming>,
+) -> HttpResponse {
+    if let Err(refusal) = policy
+        .origins
+        .check(request.headers())
+        .and_then(|()| policy.auth.check(request.headers()))
+    {
+        return refused(refusal, request.headers());
+    }
+    match *request.method() {
+        Method::POST if is_json(&request) => post(inner, policy, request).await,
+        Method::DELETE => delete(inner, policy, request).await,
+        _ => inner.handle(request).await,
+    }
+}
+
+/// A POST of JSON: its body read within the limits and checked to be a message, and the
+/// session cap for an `initialize`.
+async fn post<S: ServerHandler + Send + 'static>(
+    inner: &StreamableHttpService<S, LocalSessionManager>,
+    policy: &Policy,
+    request: Request<Incoming>,
+) -> HttpResponse {
+    let (parts, body) = request.into_parts();
+    let collected = tokio::time::timeout(
+        policy.read_timeout,
+        Limited::new(body, policy.max_body).collect(),
+    )
+    .await;
+    let bytes = match collected {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(reason)) if reason.downcast_ref::<LengthLimitError>().is_some() => {
+            return text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "the request body is longer than {} bytes (--max-body): send a smaller \
+                     message, or raise --max-body",
+                    policy.max_body
+                ),
+            );
+        }
+        Ok(Err(reason)) => {
+            return text(
+                StatusCode::BAD_REQUEST,
+                &format!("cannot read the request body: {reason}; send it again"),
+            );
+        }
+        Err(_elapsed) => {
+            return text(
+                StatusCode::REQUEST_TIMEOUT,
+                &format!(
+                    "the request body did not arrive within {} s (--read-timeout): send it \
+                     at once",
+                    policy.read_timeout.as_secs()
+                ),
+            );
+        }
+    };
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        Ok(message) => message,
+        Err(wrong) => return not_a_message(&bytes, &wrong),
+    };
+    let request = Request::from_parts(parts, Full::new(bytes));
+    let opens_a_session = !request.headers().contains_key(SESSION)
+        && matches!(&message, ClientJsonRpcMessage::Request(r)
+                    if matches!(r.request, ClientRequest::InitializeRequest(_)));
+    if !opens_a_session {
+        return inner.handle(request).await;
+    }
+    let _opening = policy.opening.lock().await;
+    let live = policy.sessions.sessions.read().await.len();
+    if live >= policy.max_sessions {
+        tracing::warn!(
+            live,
+            "an initialize was refused: the session cap is reached"
+        );
+        let id = match &message {
+            ClientJsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let text = format!(
+            "too many sessions: {live} are live, and --max-sessions is {}; end one you no longer \
+             use (an HTTP DELETE with its {SESSION} header), wait for an idle one to expire \
+             ({} s), or raise --max-sessions",
+            policy.max_sessions,
+            policy.session_timeout.as_secs()
+        );
+        let mut response = json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &error(id.as_ref(), ErrorCode(-32000), &text),
+        );
+        if let Ok(seconds) = HeaderValue::from_str(&policy.session_timeout.as_secs().to_string()) {
+            response.headers_mut().insert(RETRY_AFTER, seconds);
+        }
+        return response;
+    }
+    inner.handle(request).await
+}
+
+/// A DELETE: 404 when its session is not live; else rmcp ends it, and its 202 becomes 204
+/// (the session is ended, nothing follows; the MCP Python SDK warns on any success but 200
+/// and 204).
+async fn delete<S: ServerHandler + Send + 'static>(
+    inner: &StreamableHttpService<S, LocalSessionManager>,
+    policy: &Policy,
+    request: Request<Incoming>,
+) -> HttpResponse {
+    if let Some(id) = request.headers().get(SESSION) {
+        let live = match id.to_str() {
+            Ok(id) => policy.sessions.sessions.read().await.contains_key(id),
+            Err(_) => false,
+        };
+        if !live {
+            return text(
+                StatusCode::NOT_FOUND,
+                "no such session: it ended (deleted, or expired idle) or was never issued; \
+                 start a new one with initialize",
+            );
+        }
+    }
+    let mut response = inner.handle(request).await;
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed();
+    }
+    response
+}
+
+/// The answer to a body that is not a JSON-RPC message.
+fn not_a_message(bytes: &[u8], wrong: &serde_json::Error) -> HttpResponse {
+    let is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+    let (code, id, text): (_, Option<RequestId>, _) = if is_json {
+        (
+            ErrorCode::INVALID_REQUEST,
+            id_in(bytes),
+            format!(
+                "invalid request: {wrong}; send one JSON-RPC 2.0 request, notification or \
+                 response as the body"
+            ),
+        )
+    } else {
+        (
+            ErrorCode::PARSE_ERROR,
+            None,
+            format!("parse error: {wrong}; send one JSON-RPC message as the body"),
+        )
+    };
+    tracing::warn!(error = %wrong, "a body that is not a JSON-RPC message was answered 400");
+    json(StatusCode::BAD_REQUEST, &error(id.as_ref(), code, &text))
+}
+
+/// The answer to a refused request.
+fn refused(refusal: Refusal, headers: &http::HeaderMap) -> HttpResponse {
+    match refusal {
+        Refusal::Origin => {
+            let origin = headers
+                .get(http::header::ORIGIN)
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                .unwrap_or_default();
+            tracing::warn!(%origin, "a request from a foreign origin was refused");
+            text(
+                StatusCode::FORBIDDEN,
+                &format!(
+                    "origin `{}` is not allowed: a browser page may call this server only from \
+                     a loopback origin or one given with --allow-origin",
+                    origin.escape_debug()
+                ),
+            )
+        }
+        Refusal::NoToken | Refusal::WrongToken => {
+            let (challenge, what) = match refusal {
+                Refusal::WrongToken => (
+                    r#"Bearer realm="submit-result", error="invalid_token""#,
+                    "the bearer token is not this server's",
+                ),
+                _ => (r#"Bearer realm="submit-result""#, "no bearer token"),
+            };
+            tracing::warn!(what, "a request without the token was refused");
+            let mut response = text(
+                StatusCode::UNAUTHORIZED,
+                &format!(
+                    "{what}: send the header `Authorization: Bearer <token>`, with the token \
+                     of {TOKEN_ENV}, or the one the server printed at start or wrote to \
+                     --token-file"
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+            response
+        }
+    }
+}
+
+/// Whether a request says its body is JSON.
+fn is_json<B>(request: &Request<B>) -> bool {
+    request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A plain-text response.
+fn text(status: StatusCode, message: &str) -> HttpResponse {
+    let mut response = Response::new(Full::new(Bytes::from(format!("{message}\n"))).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// A JSON response.
+fn json(status: StatusCode, body: &Value) -> HttpResponse {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
