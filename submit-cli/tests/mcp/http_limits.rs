@@ -218,7 +218,7 @@ async fn sessions_past_the_cap_get_503_with_a_clear_error_and_memory_stays_bound
         None,
     )
     .await;
-    assert_eq!(ended.status, StatusCode::ACCEPTED, "{ended:?}");
+    assert_eq!(ended.status, StatusCode::NO_CONTENT, "{ended:?}");
     open_session(&server.url).await;
 }
 
