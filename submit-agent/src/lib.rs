@@ -65,6 +65,7 @@ mod middleware;
 mod model;
 mod response;
 mod run;
+pub mod rules;
 #[cfg(any(feature = "http", feature = "mcp"))]
 mod runtime;
 mod schema;

@@ -38,6 +38,7 @@ mod options;
 mod outcome;
 mod parse;
 mod provider;
+pub mod rules;
 mod schema;
 mod stop;
 mod tool;
