@@ -137,9 +137,9 @@ fn adversarial_input(shape: &str, size: usize) -> String {
             r#"{{"reasoning":"{}"}}"#,
             r#"\"analysis\" "#.repeat(size / 14)
         ),
-        // SUBMIT.md §10: a fence around arguments whose reasoning fills it, a wrapper nested
-        // deep, a payload whose members are all distinct but the last, and a flat string full
-        // of parameter openers.
+        // The recoveries of the arguments and the checks beside them: a fence around arguments
+        // whose reasoning fills it, a wrapper nested deep, a payload whose members are all
+        // distinct but the last, and a flat string full of parameter openers.
         "long_fence" => format!(
             "```json\n{{\"reasoning\":\"{}\",\"analysis\":{}}}\n```",
             "a".repeat(size),
@@ -190,12 +190,12 @@ fn adversarial(c: &mut Criterion) {
     );
 }
 
-/// The shapes of SUBMIT.md §10's rules; `long_fence` and `openers_in_flat_string` are
-/// accepted, the others rejected.
-fn adversarial_revision_2(c: &mut Criterion) {
+/// Adversarial shapes for the recoveries of the arguments as a whole, duplicate members and
+/// flat strings; `long_fence` and `openers_in_flat_string` are accepted, the others rejected.
+fn adversarial_recoveries(c: &mut Criterion) {
     run_adversarial(
         c,
-        "adversarial_revision_2",
+        "adversarial_recoveries",
         &[
             "long_fence",
             "deep_wrapper",
@@ -261,6 +261,6 @@ criterion_group!(
     stringified,
     reasoning_64k,
     adversarial,
-    adversarial_revision_2
+    adversarial_recoveries
 );
 criterion_main!(benches);

@@ -1,6 +1,7 @@
-//! The executor and its gate (SUBMIT.md §8, reference table H), with a stand-in terminal tool
-//! that parses `{"reasoning", "result"}` plainly. `test_agent_executor_submit.rs` runs the
-//! same rows with the real `SubmitTool`.
+//! The executor and its gate (the built-in schema check and the result validators, findings
+//! sent back to the model, the commit), with a stand-in terminal tool that parses
+//! `{"reasoning", "result"}` plainly. `test_agent_executor_submit.rs` runs the same cases with
+//! the real `SubmitTool`.
 
 use std::sync::{Arc, Mutex};
 
@@ -155,7 +156,7 @@ fn only_correct() -> impl ResultValidator<Answer> {
 }
 
 #[test]
-fn h1_validator_findings_go_back_and_the_corrected_submit_commits() {
+fn validator_findings_go_back_and_the_corrected_submit_commits() {
     let model = ScriptedModel::new()
         .then_message(vec![submit("submit_result", "first try", "wrong")])
         .then_message(vec![submit("submit_result", "fixed", "correct")]);
@@ -198,7 +199,7 @@ fn findings_answer_uses_the_exact_text() {
 }
 
 #[test]
-fn h2_zero_value_payload_commits_after_one_request() {
+fn zero_value_payload_commits_after_one_request() {
     let model = ScriptedModel::new().then_message(vec![submit("submit_result", "empty", "")]);
     let executor =
         Executor::<Answer>::new(Agent::new(model.clone()), StandIn::new("submit_result")).unwrap();
@@ -208,7 +209,7 @@ fn h2_zero_value_payload_commits_after_one_request() {
 }
 
 #[test]
-fn h3_validator_error_aborts_the_run() {
+fn validator_error_aborts_the_run() {
     let model = ScriptedModel::new().then_message(vec![submit("submit_result", "r", "x")]);
     let executor = Executor::<Answer>::new(Agent::new(model), StandIn::new("submit_result"))
         .unwrap()
@@ -224,7 +225,7 @@ fn h3_validator_error_aborts_the_run() {
 }
 
 #[test]
-fn h4_validator_sees_the_reasoning() {
+fn validator_sees_the_reasoning() {
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = Arc::clone(&seen);
     let model = ScriptedModel::new().then_message(vec![submit(
@@ -244,7 +245,7 @@ fn h4_validator_sees_the_reasoning() {
 }
 
 #[test]
-fn h5_caller_tool_named_like_the_submit_tool_is_a_configuration_error() {
+fn caller_tool_named_like_the_submit_tool_is_a_configuration_error() {
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let shadow = Tool::new("submit_result", "", |_: ToolContext, _: Empty| async {
@@ -260,7 +261,7 @@ fn h5_caller_tool_named_like_the_submit_tool_is_a_configuration_error() {
 }
 
 #[test]
-fn h6_builtin_schema_validator_rejects_a_value_outside_the_enum() {
+fn builtin_schema_validator_rejects_a_value_outside_the_enum() {
     let model = ScriptedModel::new()
         .then_message(vec![submit("submit_result", "r", "maybe")])
         .then_message(vec![submit("submit_result", "r", "yes")]);
@@ -326,7 +327,7 @@ fn builtin_schema_validator_ignores_required_but_checks_bounds_and_patterns() {
 }
 
 #[test]
-fn h7_text_only_turn_redirects_to_the_configured_tool() {
+fn text_only_turn_redirects_to_the_configured_tool() {
     let model = ScriptedModel::new()
         .then_text("Here is my answer in prose.")
         .then_message(vec![submit("submit_widget", "r", "x")]);

@@ -54,7 +54,7 @@ fn request_text(model: &ScriptedModel, i: usize) -> String {
 }
 
 #[test]
-fn h1_real_tool_validator_findings_go_back_and_the_corrected_submit_commits() {
+fn real_tool_validator_findings_go_back_and_the_corrected_submit_commits() {
     let model = ScriptedModel::new()
         .then_message(vec![submit("first try", "wrong")])
         .then_message(vec![submit("fixed", "correct")]);
@@ -77,7 +77,7 @@ fn h1_real_tool_validator_findings_go_back_and_the_corrected_submit_commits() {
 }
 
 #[test]
-fn h2_real_tool_zero_value_payload_commits_after_one_request() {
+fn real_tool_zero_value_payload_commits_after_one_request() {
     let model = ScriptedModel::new().then_message(vec![submit("empty", "")]);
     let executor = Executor::<Answer>::new(Agent::new(model.clone()), tool()).unwrap();
     let done = committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
@@ -86,7 +86,7 @@ fn h2_real_tool_zero_value_payload_commits_after_one_request() {
 }
 
 #[test]
-fn h3_real_tool_validator_error_aborts_the_run() {
+fn real_tool_validator_error_aborts_the_run() {
     let model = ScriptedModel::new().then_message(vec![submit("r", "x")]);
     let executor = Executor::<Answer>::new(Agent::new(model), tool())
         .unwrap()
@@ -102,7 +102,7 @@ fn h3_real_tool_validator_error_aborts_the_run() {
 }
 
 #[test]
-fn h4_real_tool_validator_sees_the_recovered_reasoning() {
+fn real_tool_validator_sees_the_recovered_reasoning() {
     // The payload arrives inside the reasoning; the validator sees only the prose before it.
     let reasoning =
         "the analysis is complete</reasoning>\n<parameter name=\"analysis\">{\"answer\":\"x\"}";
@@ -126,7 +126,7 @@ fn h4_real_tool_validator_sees_the_recovered_reasoning() {
 }
 
 #[test]
-fn h5_real_tool_caller_tool_named_like_the_submit_tool_is_a_configuration_error() {
+fn real_tool_caller_tool_named_like_the_submit_tool_is_a_configuration_error() {
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let shadow = Tool::new("submit_result", "", |_: ToolContext, _: Empty| async {
@@ -169,7 +169,7 @@ fn real_tool_enum_outside_its_variants_is_a_payload_error_then_commits() {
 }
 
 #[test]
-fn h7_real_tool_text_only_turn_redirects_to_the_configured_tool() {
+fn real_tool_text_only_turn_redirects_to_the_configured_tool() {
     let model = ScriptedModel::new()
         .then_text("Here is my answer in prose.")
         .then_message(vec![Part::tool_request(
@@ -213,7 +213,7 @@ struct Verdict {
 }
 
 #[test]
-fn h6_real_tool_builtin_schema_validator_rejects_maybe_then_commits_yes() {
+fn real_tool_builtin_schema_validator_rejects_maybe_then_commits_yes() {
     let call = |answer: &str| {
         Part::tool_request(
             "submit_result",

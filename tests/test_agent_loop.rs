@@ -1,4 +1,5 @@
-//! The loop (reference table L1–L8), streaming, panics, and a 200-call stress round.
+//! The loop (parallel calls, max turns, streamed chunks, restarts, external tools), panics,
+//! and a 200-call stress round.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,7 +41,7 @@ fn outputs(message: &Message) -> Vec<Value> {
 }
 
 #[test]
-fn l1_parallel_calls_both_run_and_answer_in_order() {
+fn parallel_calls_both_run_and_answer_in_order() {
     let model = ScriptedModel::new()
         .then_message(vec![
             call("gablorken", json!({"value": 2})),
@@ -65,7 +66,7 @@ fn l1_parallel_calls_both_run_and_answer_in_order() {
 }
 
 #[test]
-fn l2_max_turns_allows_that_many_rounds() {
+fn max_turns_allows_that_many_rounds() {
     let model = ScriptedModel::new()
         .then_message(vec![call("gablorken", json!({"value": 1}))])
         .then_message(vec![call("gablorken", json!({"value": 2}))])
@@ -82,7 +83,7 @@ fn l2_max_turns_allows_that_many_rounds() {
 }
 
 #[test]
-fn l3_one_round_too_many_fails_with_max_turns_exceeded() {
+fn one_round_too_many_fails_with_max_turns_exceeded() {
     let model = ScriptedModel::new().repeat_message(vec![call("gablorken", json!({"value": 1}))]);
     let err = block_on(
         Agent::new(model.clone())
@@ -106,7 +107,7 @@ fn l3_one_round_too_many_fails_with_max_turns_exceeded() {
 struct Empty {}
 
 #[test]
-fn l4_streaming_labels_model_and_tool_chunks_with_roles_and_indices() {
+fn streaming_labels_model_and_tool_chunks_with_roles_and_indices() {
     let chunks: Arc<Mutex<Vec<Chunk>>> = Arc::default();
     let sink = Arc::clone(&chunks);
     let progress = Tool::new("progress", "", |ctx: ToolContext, _: Empty| async move {
@@ -157,7 +158,7 @@ fn l4_streaming_labels_model_and_tool_chunks_with_roles_and_indices() {
 }
 
 #[test]
-fn l5_two_hundred_chunks_from_two_concurrent_tools_all_arrive() {
+fn two_hundred_chunks_from_two_concurrent_tools_all_arrive() {
     let chunks: Arc<Mutex<Vec<Chunk>>> = Arc::default();
     let sink = Arc::clone(&chunks);
     let chatty = Tool::new("chatty", "", |ctx: ToolContext, _: Empty| async move {
@@ -190,7 +191,7 @@ fn l5_two_hundred_chunks_from_two_concurrent_tools_all_arrive() {
 }
 
 #[test]
-fn l6_a_hook_turning_a_validation_error_into_output_lets_the_loop_continue() {
+fn a_hook_turning_a_validation_error_into_output_lets_the_loop_continue() {
     let to_output = tool_hook_fn("validation-to-output", |_ctx, call, next| {
         async move {
             match next.run(call).await {
@@ -236,7 +237,7 @@ impl ModelHook for LogModel {
 }
 
 #[test]
-fn l7_a_restart_runs_inside_turn_zero_before_the_next_model_call() {
+fn a_restart_runs_inside_turn_zero_before_the_next_model_call() {
     let log: Arc<Mutex<Vec<String>>> = Arc::default();
     let tool_log = Arc::clone(&log);
     let ask = Tool::new("ask", "", move |ctx: ToolContext, _: Empty| {
@@ -274,7 +275,7 @@ fn l7_a_restart_runs_inside_turn_zero_before_the_next_model_call() {
 }
 
 #[test]
-fn l8_an_error_result_from_an_external_tool_reaches_the_model_and_a_transport_error_stops() {
+fn an_error_result_from_an_external_tool_reaches_the_model_and_a_transport_error_stops() {
     // An adapter for an external tool protocol: a result flagged as an error becomes a fail
     // (the model reads its text); a protocol failure stays a hard error.
     #[derive(Deserialize, JsonSchema)]

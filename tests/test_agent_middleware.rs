@@ -1,4 +1,5 @@
-//! Tool approval and soft tool errors (reference tables A1–A9 and E1–E4).
+//! Tool approval (holds outside the allowlist, approving and denying restarts) and soft tool
+//! errors (which errors reach the model, and which still fail the run).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,7 +50,7 @@ fn outputs_seen(model: &ScriptedModel, request: usize) -> Vec<Value> {
 }
 
 #[test]
-fn a1_allowlisted_tools_run_without_interrupts() {
+fn allowlisted_tools_run_without_interrupts() {
     let runs = Arc::new(AtomicUsize::new(0));
     let model = ScriptedModel::new()
         .then_message(calls(&["read", "list"]))
@@ -64,7 +65,7 @@ fn a1_allowlisted_tools_run_without_interrupts() {
 }
 
 #[test]
-fn a2_only_the_tool_outside_the_allowlist_is_held() {
+fn only_the_tool_outside_the_allowlist_is_held() {
     let runs = Arc::new(AtomicUsize::new(0));
     let model = ScriptedModel::new().then_message(calls(&["read", "delete"]));
     let agent = Agent::new(model)
@@ -87,7 +88,7 @@ fn a2_only_the_tool_outside_the_allowlist_is_held() {
 }
 
 #[test]
-fn a4_an_empty_allowlist_holds_everything() {
+fn an_empty_allowlist_holds_everything() {
     let runs = Arc::new(AtomicUsize::new(0));
     let model = ScriptedModel::new().then_message(calls(&["read"]));
     let agent = Agent::new(model)
@@ -110,7 +111,7 @@ fn held_run(runs: &Arc<AtomicUsize>) -> (Agent, ScriptedModel, submit_result::ag
 }
 
 #[test]
-fn a5_an_approving_restart_runs_the_tool_typed_or_raw() {
+fn an_approving_restart_runs_the_tool_typed_or_raw() {
     for raw in [false, true] {
         let runs = Arc::new(AtomicUsize::new(0));
         let (agent, model, paused) = held_run(&runs);
@@ -132,7 +133,7 @@ fn a5_an_approving_restart_runs_the_tool_typed_or_raw() {
 }
 
 #[test]
-fn a6_after_approval_the_tool_may_ask_its_own_question() {
+fn after_approval_the_tool_may_ask_its_own_question() {
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
     struct Answer {
         yes: bool,
@@ -179,7 +180,7 @@ fn a6_after_approval_the_tool_may_ask_its_own_question() {
 }
 
 #[test]
-fn a7_a_hold_without_its_stage_reads_false_or_bare_as_a_denial() {
+fn a_hold_without_its_stage_reads_false_or_bare_as_a_denial() {
     for (resume, approved) in [
         (Some(json!({"toolApproved": false})), false),
         (None, false),
@@ -212,7 +213,7 @@ fn a7_a_hold_without_its_stage_reads_false_or_bare_as_a_denial() {
 }
 
 #[test]
-fn a8_any_struct_with_the_decisions_shape_approves() {
+fn any_struct_with_the_decisions_shape_approves() {
     #[derive(Serialize)]
     struct MyDecision {
         #[serde(rename = "toolApproved")]
@@ -229,7 +230,7 @@ fn a8_any_struct_with_the_decisions_shape_approves() {
 }
 
 #[test]
-fn a9_leaving_a_hold_unanswered_names_the_call_and_the_middleware() {
+fn leaving_a_hold_unanswered_names_the_call_and_the_middleware() {
     let runs = Arc::new(AtomicUsize::new(0));
     let ask = Tool::new("ask", "", |ctx: ToolContext, _: Empty| async move {
         Err::<(), _>(ctx.interrupt_bare())
@@ -254,7 +255,7 @@ fn a9_leaving_a_hold_unanswered_names_the_call_and_the_middleware() {
 }
 
 #[test]
-fn e1_soft_errors_answer_tool_errors_and_unknown_tools() {
+fn soft_errors_answer_tool_errors_and_unknown_tools() {
     let flaky = Tool::new("flaky", "", |_: ToolContext, _: Empty| async move {
         Err::<(), _>(ToolError::msg("upstream timeout"))
     });
@@ -284,7 +285,7 @@ fn e1_soft_errors_answer_tool_errors_and_unknown_tools() {
 }
 
 #[test]
-fn e2_uncovered_tools_still_fail_the_run() {
+fn uncovered_tools_still_fail_the_run() {
     let failing = |name: &str| {
         Tool::new(name, "", |_: ToolContext, _: Empty| async move {
             Err::<(), _>(ToolError::msg("boom"))
@@ -311,7 +312,7 @@ fn e2_uncovered_tools_still_fail_the_run() {
 }
 
 #[test]
-fn e3_two_policies_combine() {
+fn two_policies_combine() {
     let failing = |name: &str| {
         Tool::new(name, "", |_: ToolContext, _: Empty| async move {
             Err::<(), _>(ToolError::msg("boom"))
@@ -334,7 +335,7 @@ fn e3_two_policies_combine() {
 }
 
 #[test]
-fn e4_interrupts_are_never_softened() {
+fn interrupts_are_never_softened() {
     let runs = Arc::new(AtomicUsize::new(0));
     let model = ScriptedModel::new().then_message(calls(&["read"]));
     let agent = Agent::new(model)

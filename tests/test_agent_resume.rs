@@ -1,4 +1,5 @@
-//! Interrupts and resume (reference table R1–R21) and the stored-state round trip.
+//! Interrupts and resume (restart and respond directives, what is checked before any tool
+//! runs, pending output replayed) and the stored-state round trip.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -96,7 +97,7 @@ fn last_tool_output(model: &ScriptedModel) -> Value {
 }
 
 #[test]
-fn r1_restart_with_typed_resume_runs_the_tool_with_it() {
+fn restart_with_typed_resume_runs_the_tool_with_it() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, model, first) = interrupted_run(&tool);
@@ -113,7 +114,7 @@ fn r1_restart_with_typed_resume_runs_the_tool_with_it() {
 }
 
 #[test]
-fn r2_restart_with_a_zero_resume_gives_a_present_zero_value() {
+fn restart_with_a_zero_resume_gives_a_present_zero_value() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, model, first) = interrupted_run(&tool);
@@ -127,7 +128,7 @@ fn r2_restart_with_a_zero_resume_gives_a_present_zero_value() {
 }
 
 #[test]
-fn r3_restart_with_input_replaces_it_and_keeps_the_original() {
+fn restart_with_input_replaces_it_and_keeps_the_original() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, _model, first) = interrupted_run(&tool);
@@ -142,7 +143,7 @@ fn r3_restart_with_input_replaces_it_and_keeps_the_original() {
 }
 
 #[test]
-fn r4_respond_answers_without_running_the_tool_and_checks_the_output_schema() {
+fn respond_answers_without_running_the_tool_and_checks_the_output_schema() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, model, first) = interrupted_run(&tool);
@@ -172,7 +173,7 @@ fn r4_respond_answers_without_running_the_tool_and_checks_the_output_schema() {
 }
 
 #[test]
-fn r5_part_directives_equal_the_typed_ones() {
+fn part_directives_equal_the_typed_ones() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (_agent, _model, first) = interrupted_run(&tool);
@@ -210,7 +211,7 @@ fn question_tool() -> TypedTool<Question, String> {
 }
 
 #[test]
-fn r6_a_question_tool_is_answered_by_respond_and_reinterrupts_on_restart() {
+fn a_question_tool_is_answered_by_respond_and_reinterrupts_on_restart() {
     let tool = question_tool();
     let model = ScriptedModel::new()
         .then_message(vec![call("ask", "q1", json!({"question": "proceed?"}))])
@@ -240,7 +241,7 @@ fn r6_a_question_tool_is_answered_by_respond_and_reinterrupts_on_restart() {
 }
 
 #[test]
-fn r7_two_interrupts_answered_by_one_restart_and_one_respond() {
+fn two_interrupts_answered_by_one_restart_and_one_respond() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let model = ScriptedModel::new()
@@ -278,7 +279,7 @@ fn r7_two_interrupts_answered_by_one_restart_and_one_respond() {
 }
 
 #[test]
-fn r8_a_plain_tool_reads_resume_data_from_its_context() {
+fn a_plain_tool_reads_resume_data_from_its_context() {
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let tool = Tool::new("gate", "", |ctx: ToolContext, _: Empty| async move {
@@ -300,7 +301,7 @@ fn r8_a_plain_tool_reads_resume_data_from_its_context() {
 }
 
 #[test]
-fn r9_interrupted_claims_only_its_own_unresolved_interrupts() {
+fn interrupted_claims_only_its_own_unresolved_interrupts() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (_agent, _model, first) = interrupted_run(&tool);
@@ -328,7 +329,7 @@ fn r9_interrupted_claims_only_its_own_unresolved_interrupts() {
 }
 
 #[test]
-fn r10_a_resume_type_that_is_not_an_object_is_a_definition_error() {
+fn a_resume_type_that_is_not_an_object_is_a_definition_error() {
     let err = TypedTool::<Transfer, Status, String>::resumable(
         "bad",
         "",
@@ -343,7 +344,7 @@ fn r10_a_resume_type_that_is_not_an_object_is_a_definition_error() {
 }
 
 #[test]
-fn r11_interrupting_with_a_scalar_fails_the_run_naming_json_object() {
+fn interrupting_with_a_scalar_fails_the_run_naming_json_object() {
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let tool = Tool::new("scalar", "", |ctx: ToolContext, _: Empty| async move {
@@ -361,7 +362,7 @@ fn r11_interrupting_with_a_scalar_fails_the_run_naming_json_object() {
 }
 
 #[test]
-fn r12_resume_data_is_checked_against_the_resume_schema_before_any_tool_runs() {
+fn resume_data_is_checked_against_the_resume_schema_before_any_tool_runs() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, _model, first) = interrupted_run(&tool);
@@ -383,7 +384,7 @@ fn r12_resume_data_is_checked_against_the_resume_schema_before_any_tool_runs() {
 }
 
 #[test]
-fn r13_a_restart_that_keeps_the_interrupt_marker_still_resumes() {
+fn a_restart_that_keeps_the_interrupt_marker_still_resumes() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, model, first) = interrupted_run(&tool);
@@ -396,7 +397,7 @@ fn r13_a_restart_that_keeps_the_interrupt_marker_still_resumes() {
 }
 
 #[test]
-fn r14_resumed_false_reruns_the_tool_fresh_and_it_interrupts_again() {
+fn resumed_false_reruns_the_tool_fresh_and_it_interrupts_again() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, _model, first) = interrupted_run(&tool);
@@ -415,7 +416,7 @@ fn r14_resumed_false_reruns_the_tool_fresh_and_it_interrupts_again() {
 }
 
 #[test]
-fn r15_a_non_object_resume_marker_is_rejected() {
+fn a_non_object_resume_marker_is_rejected() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (agent, _model, first) = interrupted_run(&tool);
@@ -432,7 +433,7 @@ fn r15_a_non_object_resume_marker_is_rejected() {
 }
 
 #[test]
-fn r16_a_directive_of_the_wrong_kind_is_rejected() {
+fn a_directive_of_the_wrong_kind_is_rejected() {
     // Rust has no nil part; the nearest mistake is a part of the wrong kind.
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
@@ -446,7 +447,7 @@ fn r16_a_directive_of_the_wrong_kind_is_rejected() {
 }
 
 #[test]
-fn r17_interrupt_data_decodes_into_another_struct_of_the_same_shape() {
+fn interrupt_data_decodes_into_another_struct_of_the_same_shape() {
     #[derive(Debug, PartialEq, Deserialize)]
     struct Mine {
         reason: String,
@@ -471,7 +472,7 @@ fn r17_interrupt_data_decodes_into_another_struct_of_the_same_shape() {
 }
 
 #[test]
-fn r18_integer_resume_data_stays_an_integer() {
+fn integer_resume_data_stays_an_integer() {
     #[derive(Debug, Deserialize, Serialize, JsonSchema)]
     struct N {
         n: i64,
@@ -516,7 +517,7 @@ fn r18_integer_resume_data_stays_an_integer() {
 }
 
 #[test]
-fn r19_a_completed_sibling_is_replayed_from_pending_output() {
+fn a_completed_sibling_is_replayed_from_pending_output() {
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let runs = Arc::new(AtomicUsize::new(0));
@@ -564,7 +565,7 @@ fn r19_a_completed_sibling_is_replayed_from_pending_output() {
 }
 
 #[test]
-fn r20_a_typed_tool_given_to_the_agent_is_registered_and_runs() {
+fn a_typed_tool_given_to_the_agent_is_registered_and_runs() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let (_agent, _model, first) = interrupted_run(&tool);
@@ -573,7 +574,7 @@ fn r20_a_typed_tool_given_to_the_agent_is_registered_and_runs() {
 }
 
 #[test]
-fn r21_the_definition_carries_the_resume_schema() {
+fn the_definition_carries_the_resume_schema() {
     let seen = Seen::default();
     let tool = transfer_tool(&seen);
     let definition = tool.tool().definition();

@@ -1,5 +1,5 @@
-//! Restart delivery to the raising stage and the released rule (reference table S1–S8), and
-//! hook order.
+//! Restart delivery to the raising stage and the released rule (which hooks see a restart as
+//! released, which as a fresh call), and hook order.
 
 use std::sync::{Arc, Mutex};
 
@@ -98,7 +98,7 @@ fn answer(response: &Response, resume: Value) -> Resume {
     )
 }
 
-/// S2: the gate's hold answered; the tool interrupts on its own. Returns the partial response.
+/// The gate's hold answered; the tool interrupts on its own. Returns the partial response.
 fn through_the_gate(agent: &Agent) -> Response {
     let first = block_on(agent.generate(vec![Message::user("go")])).unwrap();
     let err =
@@ -108,7 +108,7 @@ fn through_the_gate(agent: &Agent) -> Response {
 }
 
 #[test]
-fn s1_a_hook_hold_records_the_hook_and_is_not_the_tools_to_claim() {
+fn a_hook_hold_records_the_hook_and_is_not_the_tools_to_claim() {
     let log = Log::default();
     let seen = ToolSeen::default();
     let tool = pay_tool(&seen);
@@ -122,7 +122,7 @@ fn s1_a_hook_hold_records_the_hook_and_is_not_the_tools_to_claim() {
 }
 
 #[test]
-fn s2_answering_the_hold_runs_the_tool_fresh() {
+fn answering_the_hold_runs_the_tool_fresh() {
     let log = Log::default();
     let seen = ToolSeen::default();
     let agent = Agent::new(model())
@@ -135,7 +135,7 @@ fn s2_answering_the_hold_runs_the_tool_fresh() {
 }
 
 #[test]
-fn s3_answering_the_tool_releases_the_gate_also_after_a_json_hop() {
+fn answering_the_tool_releases_the_gate_also_after_a_json_hop() {
     for hop in [false, true] {
         let log = Log::default();
         let seen = ToolSeen::default();
@@ -165,7 +165,7 @@ fn s3_answering_the_tool_releases_the_gate_also_after_a_json_hop() {
 }
 
 #[test]
-fn s4_two_gates_hold_in_turn_with_numbered_ids() {
+fn two_gates_hold_in_turn_with_numbered_ids() {
     let a = Log::default();
     let b = Log::default();
     let seen = ToolSeen::default();
@@ -198,7 +198,7 @@ fn s4_two_gates_hold_in_turn_with_numbered_ids() {
 }
 
 #[test]
-fn s5_the_tools_own_interrupt_records_the_gate_as_released() {
+fn the_tools_own_interrupt_records_the_gate_as_released() {
     let log = Log::default();
     let seen = ToolSeen::default();
     let agent = Agent::new(model())
@@ -209,7 +209,7 @@ fn s5_the_tools_own_interrupt_records_the_gate_as_released() {
 }
 
 #[test]
-fn s6_a_gate_added_since_holds_the_restart() {
+fn a_gate_added_since_holds_the_restart() {
     let log = Log::default();
     let seen = ToolSeen::default();
     let m = model();
@@ -233,7 +233,7 @@ fn s6_a_gate_added_since_holds_the_restart() {
 }
 
 #[test]
-fn s7_a_restart_that_replaces_the_input_is_held_again() {
+fn a_restart_that_replaces_the_input_is_held_again() {
     let log = Log::default();
     let seen = ToolSeen::default();
     let agent = Agent::new(model())
@@ -254,7 +254,7 @@ fn s7_a_restart_that_replaces_the_input_is_held_again() {
 }
 
 #[test]
-fn s8_parts_attached_around_next_land_in_call_order() {
+fn parts_attached_around_next_land_in_call_order() {
     let hook = tool_hook_fn("wrap", |ctx, call, next| {
         async move {
             ctx.attach_parts([Part::text("before")]);

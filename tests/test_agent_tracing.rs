@@ -1,4 +1,4 @@
-//! Reference table row A3 of tool approval: a held call is traced once as a `tool` span.
+//! Tool approval in the trace: a held call is traced once as a `tool` span.
 //!
 //! Alone in its test binary: a span callsite that a concurrent test meets while no subscriber
 //! is set can be cached as "never interested", which would hide the span from this test.
@@ -55,7 +55,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanCounter {
 }
 
 #[test]
-fn a3_a_hold_is_traced_once_as_a_tool_span() {
+fn a_hold_is_traced_once_as_a_tool_span() {
     use tracing_subscriber::layer::SubscriberExt;
     let spans = Arc::new(AtomicUsize::new(0));
     let subscriber = tracing_subscriber::registry().with(SpanCounter(Arc::clone(&spans)));

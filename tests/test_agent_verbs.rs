@@ -1,4 +1,5 @@
-//! The per-call verbs of `ToolContext` (reference table T1–T13).
+//! The per-call verbs of `ToolContext`: interrupt, fail, attach parts, original input, resume
+//! data, send chunk.
 
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +33,7 @@ fn tool_message(model: &ScriptedModel) -> Message {
 }
 
 #[test]
-fn t1_interrupt_with_struct_data_is_an_object() {
+fn interrupt_with_struct_data_is_an_object() {
     #[derive(Serialize)]
     struct Reason {
         reason: String,
@@ -46,7 +47,7 @@ fn t1_interrupt_with_struct_data_is_an_object() {
 }
 
 #[test]
-fn t2_interrupt_without_data_is_bare() {
+fn interrupt_without_data_is_bare() {
     let ctx = ToolContext::detached();
     for err in [
         ctx.interrupt(()),
@@ -59,7 +60,7 @@ fn t2_interrupt_without_data_is_bare() {
 }
 
 #[test]
-fn t3_interrupt_with_scalar_or_array_is_a_plain_error() {
+fn interrupt_with_scalar_or_array_is_a_plain_error() {
     let ctx = ToolContext::detached();
     for err in [
         ctx.interrupt("approve?"),
@@ -73,7 +74,7 @@ fn t3_interrupt_with_scalar_or_array_is_a_plain_error() {
 }
 
 #[test]
-fn t4_fail_of_no_error_is_no_error() {
+fn fail_of_no_error_is_no_error() {
     // Rust has no nil error: a caller maps an absent error to no `ToolError` at all.
     let ctx = ToolContext::detached();
     let absent: Option<std::io::Error> = None;
@@ -81,7 +82,7 @@ fn t4_fail_of_no_error_is_no_error() {
 }
 
 #[test]
-fn t5_fail_wraps_the_error_and_keeps_its_message() {
+fn fail_wraps_the_error_and_keeps_its_message() {
     let ctx = ToolContext::detached();
     let err = ctx.fail(std::io::Error::new(
         std::io::ErrorKind::NotFound,
@@ -99,7 +100,7 @@ fn t5_fail_wraps_the_error_and_keeps_its_message() {
 }
 
 #[test]
-fn t6_attached_parts_collect_in_a_call_and_are_a_no_op_outside() {
+fn attached_parts_collect_in_a_call_and_are_a_no_op_outside() {
     ToolContext::detached().attach_parts([Part::text("dropped")]);
     let tool = Tool::new("attach", "", |ctx: ToolContext, _: Empty| async move {
         ctx.attach_parts([Part::text("a"), Part::text("b")]);
@@ -120,7 +121,7 @@ fn t6_attached_parts_collect_in_a_call_and_are_a_no_op_outside() {
 }
 
 #[test]
-fn t7_twenty_tasks_attach_concurrently() {
+fn twenty_tasks_attach_concurrently() {
     let pool = ThreadPool::builder().pool_size(4).create().unwrap();
     let tool = Tool::new("fan", "", move |ctx: ToolContext, _: Empty| {
         let pool = pool.clone();
@@ -148,7 +149,7 @@ struct City {
 }
 
 #[test]
-fn t8_original_input_reads_the_replaced_input() {
+fn original_input_reads_the_replaced_input() {
     let seen: Arc<Mutex<Vec<Option<City>>>> = Arc::default();
     let log = Arc::clone(&seen);
     let tool = TypedTool::<City, String>::new("weather", "", move |ctx: ToolContext, c: City| {
@@ -194,7 +195,7 @@ struct Approval {
 }
 
 #[test]
-fn t9_resume_data_decodes_by_shape_and_a_bare_restart_is_present() {
+fn resume_data_decodes_by_shape_and_a_bare_restart_is_present() {
     let seen: Arc<Mutex<Vec<Option<Approval>>>> = Arc::default();
     let log = Arc::clone(&seen);
     let tool = Tool::new("gate", "", move |ctx: ToolContext, _: Empty| {
@@ -226,7 +227,7 @@ fn t9_resume_data_decodes_by_shape_and_a_bare_restart_is_present() {
 }
 
 #[test]
-fn t10_send_chunk_reaches_the_sink_or_is_a_no_op() {
+fn send_chunk_reaches_the_sink_or_is_a_no_op() {
     ToolContext::detached().send_chunk(Chunk::new(None, vec![Part::text("nobody")]));
     let chunks: Arc<Mutex<Vec<Chunk>>> = Arc::default();
     let sink = Arc::clone(&chunks);
@@ -252,7 +253,7 @@ fn t10_send_chunk_reaches_the_sink_or_is_a_no_op() {
 }
 
 #[test]
-fn t11_attach_skips_none_and_keeps_the_output() {
+fn attach_skips_none_and_keeps_the_output() {
     let tool = Tool::new("chart", "", |ctx: ToolContext, _: Empty| async move {
         ctx.attach_parts([None, Some(Part::media("image/png", "https://x/c.png"))]);
         Ok::<_, ToolError>(json!({"rows": 3}))
@@ -264,7 +265,7 @@ fn t11_attach_skips_none_and_keeps_the_output() {
 }
 
 #[test]
-fn t12_attached_parts_land_after_returned_content() {
+fn attached_parts_land_after_returned_content() {
     let tool = Tool::multipart("chart", "", |ctx: ToolContext, _: Empty| async move {
         ctx.attach_parts([Part::text("annotation")]);
         Ok(ToolOutput {
@@ -279,7 +280,7 @@ fn t12_attached_parts_land_after_returned_content() {
 }
 
 #[test]
-fn t13_attached_parts_land_on_an_empty_response() {
+fn attached_parts_land_on_an_empty_response() {
     let tool = Tool::multipart("chart", "", |ctx: ToolContext, _: Empty| async move {
         ctx.attach_parts([Part::text("attached")]);
         Ok(ToolOutput::default())

@@ -1,5 +1,5 @@
 //! The submit tool with async-openai's own types (feature `async-openai`): definitions that are
-//! the tool's own, the four SUBMIT.md §5 mistakes and a clean call handled from Chat and
+//! the tool's own, the four payload mistakes and a clean call handled from Chat and
 //! Responses tool calls built with async-openai's types, and every real case of the corpus
 //! (`tests/corpus/13_real_cases.json`, each with its source) read the same way.
 
@@ -11,7 +11,7 @@ mod submit_cases;
 use async_openai::types::chat::{ChatCompletionMessageToolCall, FunctionCall};
 use async_openai::types::responses::{FunctionCallOutput, FunctionToolCall};
 use serde_json::{json, Value};
-use submit_cases::{real_cases, section5_cases};
+use submit_cases::{payload_mistakes, real_cases};
 use submit_result::openai::OpenAiTool;
 use submit_result::{Arguments, Options, Outcome, ParameterCause, Provider, SubmitTool};
 
@@ -74,7 +74,7 @@ fn async_openai_definitions_are_the_tools_own() {
 #[test]
 fn chat_tool_calls_built_with_async_openai_types_are_recovered_exactly() {
     let tool = tool();
-    for (name, arguments, recovery) in section5_cases() {
+    for (name, arguments, recovery) in payload_mistakes() {
         let outcome = tool.handle_openai_chat(&chat_call(&arguments));
         let Outcome::Accepted(accepted) = &outcome else {
             panic!("{name}: {:?}", outcome.error());
@@ -102,7 +102,7 @@ fn chat_tool_calls_built_with_async_openai_types_are_recovered_exactly() {
 #[test]
 fn responses_function_calls_built_with_async_openai_types_are_recovered_exactly() {
     let tool = tool();
-    for (name, arguments, recovery) in section5_cases() {
+    for (name, arguments, recovery) in payload_mistakes() {
         let outcome = tool.handle_openai_response(&response_call(&arguments));
         let Outcome::Accepted(accepted) = &outcome else {
             panic!("{name}: {:?}", outcome.error());

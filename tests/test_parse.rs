@@ -1,4 +1,5 @@
-//! Parsing submit calls through the public API: the §5 steps in every provider's call shape.
+//! Parsing submit calls through the public API: each step of parsing (arguments, reasoning,
+//! payload, recovery, decode) in every provider's call shape.
 
 use serde_json::{json, Value};
 use submit_result::{

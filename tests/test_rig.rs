@@ -1,6 +1,6 @@
 //! The submit tool as a rig tool (feature `rig`), run through rig's own dispatch: a `ToolSet`
 //! holding the registered handler, called by name with the model's raw argument text, as rig's
-//! agent loop calls a tool. A clean call, the four SUBMIT.md §5 mistakes, a declined call, the
+//! agent loop calls a tool. A clean call, the four payload mistakes, a declined call, the
 //! result validators' gate, and every real case of the corpus (`tests/corpus/13_real_cases.json`,
 //! each with its source) read the same way.
 
@@ -13,7 +13,7 @@ use futures::executor::block_on;
 use rig_agent::tool::{RegisteredTool, ToolSet};
 use rig_core::tool::{ToolContext, ToolErrorKind, ToolResult};
 use serde_json::{json, Value};
-use submit_cases::{real_cases, section5_cases};
+use submit_cases::{payload_mistakes, real_cases};
 use submit_result::agent::{validator_fn, Finding};
 use submit_result::rig::{RigAccepted, RigSubmitTool};
 use submit_result::{Arguments, Options, ParameterCause, Provider, Recovery, SubmitTool};
@@ -71,7 +71,7 @@ fn rig_lists_the_submit_tool_with_its_own_definition() {
 
 #[test]
 fn rig_dispatch_of_a_clean_and_each_damaged_submit_hands_over_the_typed_response() {
-    for (name, arguments, recovery) in section5_cases() {
+    for (name, arguments, recovery) in payload_mistakes() {
         let (tools, accepted) = tool_set(RigSubmitTool::new(tool()));
         let result = call(&tools, "submit_analysis", &arguments);
         assert!(result.is_success(), "{name}: {}", result.output().render());

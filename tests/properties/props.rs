@@ -47,7 +47,7 @@ fn payload() -> impl Strategy<Value = Value> {
         .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>()))
 }
 
-/// Closing tokens in any mix (SUBMIT.md §6).
+/// Closing tokens in any mix: `}`, `]`, whitespace and closing tags `</NAME>`.
 fn closing() -> impl Strategy<Value = String> {
     prop::collection::vec(
         prop_oneof![
@@ -288,7 +288,7 @@ proptest! {
 }
 
 /// The outcome of argument text in both OpenAI shapes, and of the same text as a string
-/// `input`/`args` (SUBMIT.md §10.1: read as argument text, recorded `stringified_arguments`).
+/// `input`/`args` (read as argument text, recorded `stringified_arguments`).
 fn text_outcomes(tool: &SubmitTool<Value>, text: &str) -> Vec<(Provider, bool, Outcome<Value>)> {
     vec![
         (
@@ -331,7 +331,7 @@ fn kinds(outcome: &Outcome<Value>) -> Vec<RecoveryKind> {
         .unwrap_or_default()
 }
 
-/// How a clean call's argument text is damaged by one §10.1 mistake.
+/// How a clean call's argument text is damaged by one mistake of the arguments as a whole.
 #[derive(Clone, Debug)]
 enum Damage {
     Closers(String),

@@ -1,13 +1,14 @@
 //! The submit calls the integration tests (async-openai, rig) carry in another crate's types:
-//! a clean call and the four SUBMIT.md §5 mistakes, and the real cases of the corpus.
+//! a clean call and the four payload mistakes (stringified, stringified with closing tags, after
+//! an opener in the reasoning, as a member in the reasoning), and the real cases of the corpus.
 
 use serde_json::{json, Value};
 use submit_result::{Options, Recovery, SubmitTool};
 
-/// A clean call and the four mistakes of SUBMIT.md §5, as argument text for a tool whose
-/// payload field is `analysis` and whose payload is `{"summary": "disk full"}` (written here
-/// from the spec; the real cases are in [`real_cases`]).
-pub fn section5_cases() -> Vec<(&'static str, String, Option<Recovery>)> {
+/// A clean call and the four payload mistakes, as argument text for a tool whose payload field
+/// is `analysis` and whose payload is `{"summary": "disk full"}` (written here by hand; the
+/// real cases are in [`real_cases`]).
+pub fn payload_mistakes() -> Vec<(&'static str, String, Option<Recovery>)> {
     let payload = r#"{"summary":"disk full"}"#;
     vec![
         (
