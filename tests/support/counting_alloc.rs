@@ -1,25 +1,45 @@
-//! The system allocator, counting the bytes live and the most live at once, for the tests
-//! that bound memory (`tests/test_transport_limits.rs`, `submit-cli/tests/triage_memory.rs`).
-//! A test binary that includes this module allocates through it.
+//! The system allocator, counting per thread the bytes live and the most live at once, for the
+//! tests that bound memory (`transport_limits`). The test binary allocates through it.
+//!
+//! The counts are per thread so that the tests running beside a measured one do not add to
+//! its count: a measured closure runs on its test's own thread, and what it allocates there
+//! is what it holds. The counters are `const`-initialized thread-locals of `Cell`s, which need
+//! no allocation and no destructor, so the allocator can use them at any time. Memory freed on
+//! another thread than the one that allocated it lowers that other thread's count.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// The bytes this thread allocated and has not freed (less what it freed of other
+    /// threads' allocations).
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The most `LIVE` has been since the last [`peak_during`] began.
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Adds `bytes` to this thread's live count (a negative number for a release).
+fn count(bytes: isize) {
+    // Neither thread-local has a destructor, so both can be reached while a thread ends.
+    let live = LIVE.with(|live| {
+        let now = live.get() + bytes;
+        live.set(now);
+        now
+    });
+    PEAK.with(|peak| peak.set(peak.get().max(live)));
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
+        count(layout.size() as isize);
         // SAFETY: the caller's layout is passed on unchanged.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(-(layout.size() as isize));
         // SAFETY: `ptr` came from `alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -28,11 +48,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Runs `f` and returns its result with the most bytes it held live at once beyond what was
-/// live when it started.
+/// Runs `f` and returns its result with the most bytes it held live at once on this thread
+/// beyond what the thread held when it started.
 pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
     let result = f();
-    (result, PEAK.load(Ordering::Relaxed).saturating_sub(before))
+    let held = PEAK.with(Cell::get) - before;
+    (result, held.max(0) as usize)
 }
