@@ -105,7 +105,7 @@ use conversation::print_conversation;
 
 /// Runs the agent against the MCP server `server` starts; `Err` when any step does not go as
 /// described.
-fn run(server: Command) -> Result<Answer, Box<dyn std::error::Error>> {
+pub fn run(server: Command) -> Result<Answer, Box<dyn std::error::Error>> {
     let server = block_on(
         McpServer::child(server)
             .timeout(Duration::from_secs(30))

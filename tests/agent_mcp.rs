@@ -1,13 +1,12 @@
 //! MCP tools in the loop, against a real MCP server: this test binary, started again with
-//! `SUBMIT_TEST_MCP_SERVER` set, serves the rmcp server defined below over stdio (started with
-//! `--serve`, the example's server). The binary
-//! has its own harness (`libtest-mimic`) so that a re-executed copy prints nothing on stdout
-//! but the protocol.
+//! `SUBMIT_TEST_MCP_SERVER` set and only `serve_entry` selected, serves the rmcp server
+//! defined below over stdio (with the variable `example`, the example's server).
 //!
 //! The server's tools and answers are written here: they are the cases the loop must handle
 //! (text, an image, an embedded resource, `isError`, a crash, a hang), not recordings.
 
 #[path = "../examples/mcp.rs"]
+#[allow(dead_code, reason = "only the example's `run` is tested")]
 mod example;
 
 use std::process::Command;
@@ -16,7 +15,6 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use futures::executor::block_on;
-use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
 use submit_result::agent::mcp::rmcp;
 use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
@@ -33,7 +31,11 @@ use rmcp::model::{
 use rmcp::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+/// The variable that makes this binary an MCP server: `tests` (the server below) or `example`.
 const SERVE: &str = "SUBMIT_TEST_MCP_SERVER";
+
+/// A test's error, shown when it fails.
+type Failed = Box<dyn std::error::Error>;
 
 /// A 1×1 PNG, the smallest real image a server sends.
 const PNG_BASE64: &str =
@@ -206,9 +208,41 @@ impl ServerHandler for TestServer {
 
 /// This binary, started as the test server.
 fn server_command() -> Command {
+    serving("tests")
+}
+
+/// This binary, started again to run `serve_entry` alone as `server` (`tests` or `example`).
+fn serving(server: &str) -> Command {
+    let path = concat!(module_path!(), "::serve_entry");
+    // The test's name is its path without the crate's name.
+    let name = path.split_once("::").map_or(path, |(_, name)| name);
     let mut command = Command::new(std::env::current_exe().unwrap());
-    command.env(SERVE, "1");
     command
+        .args([
+            "--exact",
+            name,
+            "--nocapture",
+            "--test-threads=1",
+            "--quiet",
+        ])
+        .env(SERVE, server);
+    command
+}
+
+/// The MCP server over stdio when this binary was started by [`serving`]; otherwise nothing.
+/// The only line the test harness writes on stdout before it, `running 1 test`, is not JSON,
+/// and an MCP client skips it.
+#[test]
+fn serve_entry() {
+    let served = match std::env::var(SERVE).as_deref() {
+        Ok("tests") => serve_stdio(TestServer::default()),
+        Ok("example") => example::serve(),
+        _ => return,
+    };
+    if let Err(e) = served {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
 }
 
 fn connect(timeout: Duration) -> McpServer {
@@ -246,6 +280,7 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
         .unwrap_or_else(|_| panic!("the run did not end within {limit:?}: it hangs"))
 }
 
+#[test]
 fn mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let tools = server.tools();
@@ -274,6 +309,7 @@ fn mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed() -> Re
     Ok(())
 }
 
+#[test]
 fn mcp_tool_call_goes_to_the_server_and_its_text_is_the_output() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let model = ScriptedModel::new()
@@ -310,6 +346,7 @@ fn mcp_tool_call_goes_to_the_server_and_its_text_is_the_output() -> Result<(), F
     Ok(())
 }
 
+#[test]
 fn mcp_error_result_is_answered_to_the_model_as_a_fail() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let model = ScriptedModel::new()
@@ -347,6 +384,7 @@ fn mcp_error_result_is_answered_to_the_model_as_a_fail() -> Result<(), Failed> {
     Ok(())
 }
 
+#[test]
 fn mcp_image_content_is_attached_as_an_inline_media_part() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let model = ScriptedModel::new()
@@ -379,6 +417,7 @@ fn mcp_image_content_is_attached_as_an_inline_media_part() -> Result<(), Failed>
     Ok(())
 }
 
+#[test]
 fn mcp_structured_content_is_the_output_when_present() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let model = ScriptedModel::new()
@@ -397,6 +436,7 @@ fn mcp_structured_content_is_the_output_when_present() -> Result<(), Failed> {
     Ok(())
 }
 
+#[test]
 fn mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(20));
     let err = within(Duration::from_secs(60), move || {
@@ -416,6 +456,7 @@ fn mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout() -> Result<(
     Ok(())
 }
 
+#[test]
 fn mcp_server_that_stops_answering_is_a_run_error_after_the_timeout() -> Result<(), Failed> {
     let server = block_on(
         McpServer::child(server_command())
@@ -440,6 +481,7 @@ fn mcp_server_that_stops_answering_is_a_run_error_after_the_timeout() -> Result<
     Ok(())
 }
 
+#[test]
 fn mcp_lost_server_is_answered_to_the_model_under_soft_tool_errors() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(20));
     let result = within(Duration::from_secs(60), move || {
@@ -472,6 +514,7 @@ fn mcp_lost_server_is_answered_to_the_model_under_soft_tool_errors() -> Result<(
     Ok(())
 }
 
+#[test]
 fn mcp_tool_is_held_by_the_approval_hook_until_approved() -> Result<(), Failed> {
     let server = connect(Duration::from_secs(30));
     let deletions = server.tools()[5].clone();
@@ -507,6 +550,7 @@ fn mcp_tool_is_held_by_the_approval_hook_until_approved() -> Result<(), Failed> 
     Ok(())
 }
 
+#[test]
 fn mcp_http_server_that_is_not_there_is_a_clear_connect_error() -> Result<(), Failed> {
     // Port 9 (discard) on loopback: nothing listens there in a test environment.
     let result = within(Duration::from_secs(60), || {
@@ -525,6 +569,7 @@ fn mcp_http_server_that_is_not_there_is_a_clear_connect_error() -> Result<(), Fa
     Ok(())
 }
 
+#[test]
 fn mcp_child_that_cannot_start_is_a_spawn_error() -> Result<(), Failed> {
     let err = block_on(McpServer::child(Command::new("/nonexistent/mcp-server")).connect())
         .expect_err("no such program");
@@ -533,83 +578,13 @@ fn mcp_child_that_cannot_start_is_a_spawn_error() -> Result<(), Failed> {
     Ok(())
 }
 
+#[test]
 fn example_mcp_runs_the_agent_against_its_own_server_to_a_committed_result() -> Result<(), Failed> {
-    // The example starts this binary again with `--serve`; `main` below serves it.
-    example::main().map_err(|e| Failed::from(e.to_string()))
-}
-
-/// A test of this binary.
-type Test = fn() -> Result<(), Failed>;
-
-fn main() {
-    if std::env::var_os(SERVE).is_some() {
-        if let Err(e) = serve_stdio(TestServer::default()) {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-        return;
-    }
-    if std::env::args().nth(1).as_deref() == Some("--serve") {
-        if let Err(e) = example::serve() {
-            eprintln!("{e}");
-            std::process::exit(1);
-        }
-        return;
-    }
-    let args = Arguments::from_args();
-    let tests: [(&str, Test); 12] = [
-        (
-            "mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed",
-            mcp_tool_listing_gives_names_descriptions_and_input_schemas_as_listed,
-        ),
-        (
-            "mcp_tool_call_goes_to_the_server_and_its_text_is_the_output",
-            mcp_tool_call_goes_to_the_server_and_its_text_is_the_output,
-        ),
-        (
-            "mcp_error_result_is_answered_to_the_model_as_a_fail",
-            mcp_error_result_is_answered_to_the_model_as_a_fail,
-        ),
-        (
-            "mcp_image_content_is_attached_as_an_inline_media_part",
-            mcp_image_content_is_attached_as_an_inline_media_part,
-        ),
-        (
-            "mcp_structured_content_is_the_output_when_present",
-            mcp_structured_content_is_the_output_when_present,
-        ),
-        (
-            "mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout",
-            mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout,
-        ),
-        (
-            "mcp_server_that_stops_answering_is_a_run_error_after_the_timeout",
-            mcp_server_that_stops_answering_is_a_run_error_after_the_timeout,
-        ),
-        (
-            "mcp_lost_server_is_answered_to_the_model_under_soft_tool_errors",
-            mcp_lost_server_is_answered_to_the_model_under_soft_tool_errors,
-        ),
-        (
-            "mcp_tool_is_held_by_the_approval_hook_until_approved",
-            mcp_tool_is_held_by_the_approval_hook_until_approved,
-        ),
-        (
-            "mcp_http_server_that_is_not_there_is_a_clear_connect_error",
-            mcp_http_server_that_is_not_there_is_a_clear_connect_error,
-        ),
-        (
-            "mcp_child_that_cannot_start_is_a_spawn_error",
-            mcp_child_that_cannot_start_is_a_spawn_error,
-        ),
-        (
-            "example_mcp_runs_the_agent_against_its_own_server_to_a_committed_result",
-            example_mcp_runs_the_agent_against_its_own_server_to_a_committed_result,
-        ),
-    ];
-    let trials = tests
-        .into_iter()
-        .map(|(name, test)| Trial::test(name, test))
-        .collect();
-    libtest_mimic::run(&args, trials).exit();
+    // The example's run, against its server served by this binary started again.
+    let answer = example::run(serving("example"))?;
+    assert_eq!(
+        (answer.city.as_str(), answer.population),
+        ("Paris", 2_102_650)
+    );
+    Ok(())
 }
