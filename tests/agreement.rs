@@ -27,39 +27,32 @@
 //!
 //! A case an entry point cannot take is skipped by one of the rules of `agreement/rules.rs`,
 //! each decided from the case, never from a vector's name; the counts of trials per entry
-//! point and of skips per rule are printed at the end.
+//! point and of skips per rule are printed by `trial_counts_add_up`.
+//!
+//! Each entry point is one test, `agrees_at_<entry>`, which runs all its trials and fails with
+//! the list of every trial that disagrees, each named `<vector>::<entry>[<detail>]`.
 //!
 //! The command-line entry points need the `submit-result` binary beside this test executable
 //! (`cargo test --workspace --all-features` builds it; alone: `cargo build -p submit-cli
 //! --features mcp`).
 
-#[path = "agreement/cli.rs"]
 mod cli;
-#[path = "agreement/compare.rs"]
 mod compare;
-#[path = "agreement/corpus.rs"]
 mod corpus;
-#[path = "agreement/executor.rs"]
 mod executor;
-#[path = "agreement/found.rs"]
 mod found;
-#[path = "agreement/mcp.rs"]
 mod mcp;
-#[path = "agreement/openai_types.rs"]
 mod openai_types;
-#[path = "agreement/rig_tool.rs"]
 mod rig_tool;
-#[path = "agreement/rules.rs"]
 mod rules;
-#[path = "agreement/wire.rs"]
 mod wire;
 
 use std::collections::{BTreeMap, HashMap};
+use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
-use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
 use submit_result::{Provider, SubmitTool};
 
@@ -88,6 +81,14 @@ fn all_fields() -> Vec<&'static str> {
     let mut fields = ACCEPTED.to_vec();
     fields.extend(REJECTED.iter().filter(|f| !ACCEPTED.contains(f)));
     fields
+}
+
+/// One check of one case at one entry point.
+struct Trial {
+    /// `<vector>::<entry>[<detail>]`.
+    name: String,
+    entry: &'static str,
+    run: Box<dyn FnOnce() -> Result<(), String> + Send>,
 }
 
 /// One (vector, provider, call) case, shared by its trials.
@@ -132,15 +133,16 @@ impl Case {
         count_trial(entry);
         let case = Arc::clone(self);
         let binary = matches!(entry, "cli_parse" | "cli_triage" | "mcp");
-        Trial::test(
-            format!("{}::{entry}[{detail}]", case.vector.name),
-            move || {
+        Trial {
+            name: format!("{}::{entry}[{detail}]", case.vector.name),
+            entry,
+            run: Box::new(move || {
                 run(&case).map_err(|error| match binary {
-                    true => Failed::from(format!("{error}\n{}", cli::REBUILD_HINT)),
-                    false => Failed::from(error),
+                    true => format!("{error}\n{}", cli::REBUILD_HINT),
+                    false => error,
                 })
-            },
-        )
+            }),
+        }
     }
 }
 
@@ -293,20 +295,111 @@ fn build() -> Result<Vec<Trial>, String> {
     for slot in batches.mcp.into_values() {
         trials.extend(mcp_trials(slot));
     }
-    trials.push(Trial::test("agreement_trial_counts", trial_counts_add_up));
-    count_trial("agreement_trial_counts");
     Ok(trials)
 }
 
+/// The trials of every test of this module, built once: each test takes its entry point's.
+fn trials() -> &'static Mutex<Vec<Trial>> {
+    static TRIALS: OnceLock<Result<Mutex<Vec<Trial>>, String>> = OnceLock::new();
+    match TRIALS.get_or_init(|| build().map(Mutex::new)) {
+        Ok(trials) => trials,
+        Err(error) => panic!("cannot build the trials: {error}"),
+    }
+}
+
+/// The entry points whose trials read the files of [`cli::workdir`]: the last of them to end
+/// removes it.
+const IN_WORKDIR: [&str; 3] = ["cli_parse", "cli_triage", "mcp"];
+
+/// Runs every trial of `entry`, and fails with the list of those that disagree.
+fn run(entry: &'static str) {
+    static ENDED_IN_WORKDIR: AtomicUsize = AtomicUsize::new(0);
+    let trials: Vec<Trial> = trials()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .extract_if(.., |trial| trial.entry == entry)
+        .collect();
+    let count = trials.len();
+    let disagreeing: Vec<String> = trials
+        .into_iter()
+        .filter_map(|trial| {
+            let error = match panic::catch_unwind(AssertUnwindSafe(trial.run)) {
+                Ok(result) => result.err()?,
+                Err(panic) => match panic.downcast::<String>() {
+                    Ok(message) => format!("panicked: {message}"),
+                    Err(panic) => match panic.downcast::<&str>() {
+                        Ok(message) => format!("panicked: {message}"),
+                        Err(_) => "panicked".to_owned(),
+                    },
+                },
+            };
+            Some(format!("{}: {error}", trial.name))
+        })
+        .collect();
+    if IN_WORKDIR.contains(&entry)
+        && ENDED_IN_WORKDIR.fetch_add(1, Ordering::SeqCst) + 1 == IN_WORKDIR.len()
+    {
+        cli::remove_workdir();
+    }
+    assert!(
+        disagreeing.is_empty(),
+        "{} of the {count} trials of {entry} disagree:\n{}",
+        disagreeing.len(),
+        disagreeing.join("\n")
+    );
+}
+
+#[test]
+fn agrees_at_handle() {
+    run("handle");
+}
+
+#[test]
+fn agrees_at_executor_body() {
+    run("executor_body");
+}
+
+#[test]
+fn agrees_at_executor_stream() {
+    run("executor_stream");
+}
+
+#[test]
+fn agrees_at_cli_parse() {
+    run("cli_parse");
+}
+
+#[test]
+fn agrees_at_cli_triage() {
+    run("cli_triage");
+}
+
+#[test]
+fn agrees_at_mcp() {
+    run("mcp");
+}
+
+#[test]
+fn agrees_at_rig() {
+    run("rig");
+}
+
+#[test]
+fn agrees_at_async_openai() {
+    run("async_openai");
+}
+
 /// Every entry point has trials, and each takes every case: a case is a trial (one per cut
-/// for streams) or a skip by a rule.
-fn trial_counts_add_up() -> Result<(), Failed> {
+/// for streams) or a skip by a rule. Prints the counts (the skips of
+/// `validator_findings` as far as the runs have counted them).
+#[test]
+fn trial_counts_add_up() {
+    // The trials and skips are counted as the trials are built.
+    trials();
+    println!("{}", rules::table());
     let cases = rules::trials_of("handle");
     let mut wrong = Vec::new();
-    for entry in ENTRIES
-        .into_iter()
-        .filter(|e| *e != "agreement_trial_counts")
-    {
+    for entry in ENTRIES {
         let trials = rules::trials_of(entry);
         let per_case = if entry == "executor_stream" {
             CUTS.len()
@@ -323,11 +416,7 @@ fn trial_counts_add_up() -> Result<(), Failed> {
             ));
         }
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{}\n{}", wrong.join("\n"), rules::table()).into())
-    }
+    assert!(wrong.is_empty(), "{}\n{}", wrong.join("\n"), rules::table());
 }
 
 /// The trials of one triage batch, each reading its line of the shared results.
@@ -615,22 +704,4 @@ fn case_trials(
         }));
     }
     trials
-}
-
-fn main() -> ExitCode {
-    let args = Arguments::from_args();
-    let trials = match build() {
-        Ok(trials) => trials,
-        Err(error) => {
-            eprintln!("test_agreement: cannot build the trials: {error}");
-            cli::remove_workdir();
-            return ExitCode::FAILURE;
-        }
-    };
-    let conclusion = libtest_mimic::run(&args, trials);
-    if !args.list {
-        println!("\n{}", rules::table());
-    }
-    cli::remove_workdir();
-    conclusion.exit_code()
 }

@@ -16,11 +16,13 @@ pub const REBUILD_HINT: &str = "(the submit-result binary is built apart from th
                                 predates the library, rebuild it with `cargo build -p submit-cli \
                                 --features mcp`)";
 
-/// The directory this run writes its schema, input and output files in (removed at the end).
+/// The directory this run writes its schema, input and output files in, in the target
+/// directory: removed once the entry points that read it have run (a run of only some of the
+/// tests leaves it there).
 pub fn workdir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        std::env::temp_dir().join(format!("submit-agreement-{}", std::process::id()))
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("agreement-{}", std::process::id()))
     })
 }
 

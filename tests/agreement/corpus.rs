@@ -18,7 +18,7 @@ use submit_result::{Arguments, Options, Provider, StopReason, SubmitTool, PARALL
 /// Where the corpus files are.
 pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
 
-/// The sample response type of the corpus (as `tests/test_corpus.rs` declares it).
+/// The sample response type of the corpus (as `tests/corpus.rs` declares it).
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 pub struct Sample {
     summary: String,
@@ -260,8 +260,8 @@ pub enum CorpusTool {
 macro_rules! with_tool {
     ($corpus:expr, $tool:ident => $body:expr) => {
         match $corpus {
-            $crate::corpus::CorpusTool::Typed($tool) => $body,
-            $crate::corpus::CorpusTool::Schema($tool) => $body,
+            $crate::agreement::corpus::CorpusTool::Typed($tool) => $body,
+            $crate::agreement::corpus::CorpusTool::Schema($tool) => $body,
         }
     };
 }
@@ -390,7 +390,7 @@ pub fn cli_flags(vector: &Vector) -> Vec<String> {
 }
 
 /// Checks the reference outcome against the vector's `expected` (a light form of the corpus
-/// runner's check; `tests/test_corpus.rs` runs the full one).
+/// runner's check; `tests/corpus.rs` runs the full one).
 pub fn check_expected(outcome: &Value, vector: &Vector) -> Vec<String> {
     let expected = &vector.expected;
     let mut wrong = Vec::new();

@@ -16,7 +16,7 @@ use submit_result::agent::{
 };
 use submit_result::{Arguments, Outcome, Provider, StopReason, SubmitTool};
 
-use crate::corpus::{found_json, outcome_json};
+use super::corpus::{found_json, outcome_json};
 
 /// The answer as it reached the transport.
 pub enum Answer<'a> {

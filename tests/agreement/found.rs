@@ -22,18 +22,18 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use libtest_mimic::Trial;
+use super::Trial;
 use serde_json::{json, Value};
 use submit_result::{parallel_entries, StopReason};
 
-use crate::cli::{self, ParseInput, Parsed};
-use crate::compare::agree;
-use crate::corpus::{self, wrapper_arguments, Kind};
-use crate::executor::{Answer, Ran};
-use crate::rules::{self, Rule};
-use crate::wire;
-use crate::{all_fields, executor_agrees, skipped, streamed_text, tool_key, Batches, Case};
-use crate::{TriageSlot, CUTS};
+use super::cli::{self, ParseInput, Parsed};
+use super::compare::agree;
+use super::corpus::{self, wrapper_arguments, Kind};
+use super::executor::{Answer, Ran};
+use super::rules::{self, Rule};
+use super::wire;
+use super::{all_fields, executor_agrees, skipped, streamed_text, tool_key, Batches, Case};
+use super::{TriageSlot, CUTS};
 
 /// The names of the tools a wrapper vector's entries call besides the vector's tool, each once
 /// (none for other vectors): the stand-ins the executor registers.

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use submit_result::agent::mcp::McpServer;
 use submit_result::agent::Tool;
 
-use crate::cli::{binary, workdir};
+use super::cli::{binary, workdir};
 
 /// How many servers of one batch run at once.
 const LANES: usize = 3;

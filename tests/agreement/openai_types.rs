@@ -10,7 +10,7 @@ use serde_json::Value;
 use submit_result::openai::OpenAiTool;
 use submit_result::{Provider, SubmitTool};
 
-use crate::corpus::outcome_json;
+use super::corpus::outcome_json;
 
 /// The outcome of `call` read into async-openai's type for `provider` and handled; the reply
 /// for the next turn must carry the outcome's tool result as its text.

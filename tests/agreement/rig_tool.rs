@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use submit_result::rig::RigSubmitTool;
 use submit_result::SubmitTool;
 
-use crate::corpus::outcome_json;
+use super::corpus::outcome_json;
 
 /// Calls a fresh rig tool of `tool` with `arguments`; what the call exposes, in the outcome's
 /// fields: whether it succeeded, the output the model reads (`tool_result`), and, for an

@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::Value;
 use submit_result::{parallel_entries, Provider};
 
-use crate::corpus::{wrapper_arguments, Kind};
+use super::corpus::{wrapper_arguments, Kind};
 
 /// A rule that keeps a case away from an entry point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
