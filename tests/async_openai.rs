@@ -5,8 +5,7 @@
 
 #![cfg(feature = "async-openai")]
 
-#[path = "support/submit_cases.rs"]
-mod submit_cases;
+use crate::support::submit_cases;
 
 use async_openai::types::chat::{ChatCompletionMessageToolCall, FunctionCall};
 use async_openai::types::responses::{FunctionCallOutput, FunctionToolCall};

@@ -311,7 +311,7 @@ fn crate_path_overrides_the_runtime_path() {
     }
 
     #[derive(serde::Deserialize, schemars::JsonSchema, facade::SubmitResult)]
-    #[submit_result(crate = "crate::facade")]
+    #[submit_result(crate = "crate::derive::facade")]
     #[submit_result("payload=wrapped")]
     struct Absolute {
         _summary: String,

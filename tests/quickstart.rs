@@ -3,6 +3,7 @@
 use submit_result::{Outcome, ParameterCause, Recovery};
 
 #[path = "../examples/quickstart.rs"]
+#[allow(clippy::module_inception, reason = "the module is the example")]
 mod quickstart;
 
 #[test]

@@ -6,8 +6,7 @@
 
 #![cfg(feature = "rig")]
 
-#[path = "support/submit_cases.rs"]
-mod submit_cases;
+use crate::support::submit_cases;
 
 use futures::executor::block_on;
 use rig_agent::tool::{RegisteredTool, ToolSet};

@@ -1,15 +1,10 @@
 //! The Gemini transport against a loopback server that checks each request's shape and
 //! answers with scripted `generateContent` answers
-//! (see `transport/suite.rs`; the real recordings replay in `test_transport_replay.rs`).
+//! (see `transport/suite.rs`; the real recordings replay in `transport_replay.rs`).
 
 #![cfg(feature = "gemini")]
 
-#[path = "transport/agent.rs"]
-mod agent;
-#[path = "transport/server.rs"]
-mod server;
-#[path = "transport/suite.rs"]
-mod suite;
+use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Gemini, TransportError};

@@ -10,16 +10,14 @@
     feature = "openai-responses"
 ))]
 
-#[path = "transport/server.rs"]
-mod server;
+use crate::transport::server;
 
 use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, MAX_EVENT_BYTES,
 };
 use submit_result::agent::{Agent, Message};
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::support::counting_alloc;
 
 fn stream_error(result: Result<impl std::fmt::Debug, TransportError>) -> String {
     match result {

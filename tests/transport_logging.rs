@@ -3,10 +3,7 @@
 
 #![cfg(feature = "claude")]
 
-#[path = "transport/agent.rs"]
-mod agent;
-#[path = "transport/server.rs"]
-mod server;
+use crate::transport::{agent, server};
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

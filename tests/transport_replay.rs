@@ -14,10 +14,7 @@
     feature = "openai-responses"
 ))]
 
-#[path = "transport/replay.rs"]
-mod replay;
-#[path = "transport/server.rs"]
-mod server;
+use crate::transport::{replay, server};
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -14,7 +14,7 @@ use submit_result::agent::{
     ModelStream, Part, Usage,
 };
 
-use crate::server::{Recorded, Reply, Server};
+use super::server::{Recorded, Reply, Server};
 
 /// The four wire formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! answers scripted in `tests/transport/<provider>/` (`turn1_lookup`, `turn2_submit` as `.json`
 //! and `.sse`, `stringified_submit.json`, `malformed.sse`, `truncated.sse`). They are written
 //! here in each API's documented shape, because no public recording holds a run of these tools
-//! or a broken stream; the real recorded traffic replays in `test_transport_replay.rs`.
+//! or a broken stream; the real recorded traffic replays in `transport_replay.rs`.
 
 #![allow(dead_code, reason = "each transport test uses part of the helpers")]
 
@@ -16,8 +16,8 @@ use submit_result::agent::{
 };
 use submit_result::{Provider, Recovery};
 
-use crate::agent::{self, executor, paris, Answer, Recording};
-use crate::server::{Check, Recorded, Reply, Server};
+use super::agent::{self, executor, paris, Answer, Recording};
+use super::server::{Check, Recorded, Reply, Server};
 
 /// One provider's setup.
 pub struct Case<M> {
