@@ -1201,7 +1201,7 @@ fn triage_of_a_million_generated_lines() {
 }
 
 // ------------------------------------------------------------------------------------------
-// mcp, in a build without the server (tests/mcp.rs drives the server)
+// mcp, in a build without the server (the `mcp` module drives the server)
 // ------------------------------------------------------------------------------------------
 
 #[cfg(not(feature = "mcp"))]

@@ -8,8 +8,7 @@ use serde_json::json;
 use submit_cli::triage::{run, Handled, Input, MAX_LINE_BYTES};
 use submit_core::{Accepted, Outcome};
 
-#[path = "../../tests/support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 /// `long` bytes of `a`, a newline, then `tail`, made as they are read (never held whole).
 struct Generated {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::{clean_arguments, scratch, stdio_server, submit, text};
+use super::{clean_arguments, scratch, stdio_server, submit, text};
 
 #[tokio::test]
 async fn listed_input_schema_keeps_the_dialect_definitions_and_references_of_the_schema() {
@@ -62,7 +62,7 @@ async fn listed_input_schema_keeps_the_dialect_definitions_and_references_of_the
 
 #[tokio::test]
 async fn accepted_result_carries_structured_content_and_its_json_as_the_text_block() {
-    let server = stdio_server(&["--schema", &crate::schema()]).await;
+    let server = stdio_server(&["--schema", &super::schema()]).await;
     let accepted = submit(&server.client, clean_arguments()).await;
     assert_eq!(accepted.is_error, Some(false));
     let structured = accepted.structured_content.clone().unwrap();

@@ -5,7 +5,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::{clean_arguments, http_server, schema, scratch, start_http, submit, TOKEN};
+use super::{clean_arguments, http_server, schema, scratch, start_http, submit, TOKEN};
 
 /// An `initialize` request.
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"0"}}}"#;
@@ -55,13 +55,13 @@ pub async fn send(
     if let Some(body) = body {
         request = request.body(body.to_owned());
     }
-    let response = tokio::time::timeout(crate::PATIENCE, request.send())
+    let response = tokio::time::timeout(super::PATIENCE, request.send())
         .await
         .expect("an answer in time")
         .unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let body = tokio::time::timeout(crate::PATIENCE, response.text())
+    let body = tokio::time::timeout(super::PATIENCE, response.text())
         .await
         .expect("the body in time")
         .unwrap();
@@ -243,7 +243,7 @@ async fn a_generated_token_is_printed_once_and_written_to_the_token_file_readabl
     let dir = scratch("token-file");
     let token_file = dir.join("token");
     let token_arg = token_file.display().to_string();
-    let mut command = tokio::process::Command::new(crate::BIN);
+    let mut command = tokio::process::Command::new(super::BIN);
     command.env_remove("SUBMIT_RESULT_MCP_TOKEN");
     let server = start_http(
         command,
@@ -275,7 +275,7 @@ async fn a_generated_token_is_printed_once_and_written_to_the_token_file_readabl
 #[test]
 fn http_start_up_refusals_say_why() {
     let run = |args: &[&str], token: Option<&str>| {
-        let mut command = std::process::Command::new(crate::BIN);
+        let mut command = std::process::Command::new(super::BIN);
         command.args(args);
         match token {
             Some(token) => command.env("SUBMIT_RESULT_MCP_TOKEN", token),

@@ -9,7 +9,7 @@ use tokio::net::TcpStream;
 use tokio::process::Command;
 
 use super::http_access::{bearer, open_session, post, send, INITIALIZE};
-use crate::{http_server, schema, start_http, BIN, PATIENCE, TOKEN};
+use super::{http_server, schema, start_http, BIN, PATIENCE, TOKEN};
 
 /// The host and port of a server's URL.
 fn authority(url: &str) -> &str {

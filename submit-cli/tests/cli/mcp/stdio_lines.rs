@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::{schema, BIN, PATIENCE};
+use super::{schema, BIN, PATIENCE};
 
 /// The stdio line limit: rmcp's, 16 MiB.
 const LIMIT: usize = 16 * 1024 * 1024;
