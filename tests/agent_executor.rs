@@ -1,6 +1,6 @@
 //! The executor and its gate (the built-in schema check and the result validators, findings
 //! sent back to the model, the commit), with a stand-in terminal tool that parses
-//! `{"reasoning", "result"}` plainly. `test_agent_executor_submit.rs` runs the same cases with
+//! `{"reasoning", "result"}` plainly. `agent_executor_submit.rs` runs the same cases with
 //! the real `SubmitTool`.
 
 use std::sync::{Arc, Mutex};

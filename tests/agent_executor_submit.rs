@@ -1,4 +1,4 @@
-//! Table H of the executor with the real `SubmitTool`: the rows of `test_agent_executor.rs`,
+//! Table H of the executor with the real `SubmitTool`: the rows of `agent_executor.rs`,
 //! end to end through definition, parsing, recovery and the gate.
 
 use futures::executor::block_on;

@@ -5,7 +5,7 @@
 //! forces the submit.
 //!
 //! The answers are written from each API's documented shape (a response body, and the events
-//! of its stream); the real recorded traffic replays in `test_transport_replay.rs`.
+//! of its stream); the real recorded traffic replays in `transport_replay.rs`.
 
 #![cfg(all(
     feature = "claude",

@@ -1,4 +1,4 @@
-// The corpus runner, shared by `tests/test_corpus.rs` (through the public API) and the parser's
+// The corpus runner, shared by `tests/corpus.rs` (through the public API) and the parser's
 // unit tests in `submit-core` (through a tool built directly). The including module provides
 // `Sample`, `SubmitTool`, `Provider`, `Trace`, `Options`, `StopReason`, `Arguments`,
 // `CORPUS_DIR` and `build_tool`.

@@ -1,4 +1,4 @@
-// Property tests of the parser, shared by `tests/test_properties.rs` (public API) and the
+// Property tests of the parser, shared by `tests/properties.rs` (public API) and the
 // parser's unit tests in `submit-core`. The including module provides `value_tool()` (a
 // `SubmitTool<serde_json::Value>` whose payload parameter is `analysis` and which accepts any
 // object), `Metadata`, `Options`, `Outcome`, `ParameterCause`, `Provider`, `Recovery`,
