@@ -64,8 +64,8 @@ mod message;
 mod middleware;
 mod model;
 mod response;
-mod run;
 pub mod rules;
+mod run;
 #[cfg(any(feature = "http", feature = "mcp"))]
 mod runtime;
 mod schema;
