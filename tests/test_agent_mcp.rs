@@ -18,11 +18,12 @@ use std::time::Duration;
 use futures::executor::block_on;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
-use submit_result::agent::mcp::rmcp;
-use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
+use submit_result::agent::mcp::{McpError, McpServer};
 use submit_result::agent::{
-    Agent, MediaSource, Message, Part, PartKind, Resume, RunErrorKind, ScriptedModel,
-    SoftToolErrors, ToolApproval, ToolCallDecision,
+    hook::{ToolApproval, ToolCallDecision},
+    message::{MediaSource, Message, Part, PartKind},
+    model::ScriptedModel,
+    run::{Agent, Resume, RunErrorKind, SoftToolErrors},
 };
 
 use rmcp::model::{
@@ -30,7 +31,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
-use rmcp::RequestContext;
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 const SERVE: &str = "SUBMIT_TEST_MCP_SERVER";
@@ -543,7 +544,7 @@ type Test = fn() -> Result<(), Failed>;
 
 fn main() {
     if std::env::var_os(SERVE).is_some() {
-        if let Err(e) = serve_stdio(TestServer::default()) {
+        if let Err(e) = example::serve_stdio(TestServer::default()) {
             eprintln!("{e}");
             std::process::exit(1);
         }

@@ -14,7 +14,7 @@ use rig_agent::tool::{RegisteredTool, ToolSet};
 use rig_core::tool::{ToolContext, ToolErrorKind, ToolResult};
 use serde_json::{json, Value};
 use submit_cases::{payload_mistakes, real_cases};
-use submit_result::agent::{validator_fn, Finding};
+use submit_result::agent::executor::{validator_fn, Finding};
 use submit_result::rig::{RigAccepted, RigSubmitTool};
 use submit_result::{Arguments, Options, ParameterCause, Provider, Recovery, SubmitTool};
 
@@ -136,7 +136,7 @@ fn rig_dispatch_rejects_a_submit_the_validators_find_fault_with_then_commits_the
         |answer: &Analysis, _reasoning: &str| {
             Ok(
                 if answer.summary.trim().is_empty() || answer.summary == "TODO" {
-                    vec![Finding::review(
+                    vec![Finding::new(
                         "summary",
                         "the summary is a placeholder: write what the logs show",
                     )]

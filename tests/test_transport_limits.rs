@@ -16,7 +16,7 @@ mod server;
 use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, MAX_EVENT_BYTES,
 };
-use submit_result::agent::{Agent, Message};
+use submit_result::agent::{message::Message, run::Agent};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

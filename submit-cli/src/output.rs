@@ -1,4 +1,5 @@
-//! The outcome JSON of `parse` and of each `triage --out` line (CLI.md's two shapes).
+//! The outcome JSON of `parse` and of each `triage --out` line: one shape for an accepted
+//! call, one for a rejected one.
 
 use serde::Serialize;
 use serde_json::Value;

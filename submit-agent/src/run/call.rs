@@ -7,14 +7,14 @@ use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use submit_core::StopReason;
 
-use crate::context::{CallState, Delivery};
-use crate::definition::ToolDefinition;
-use crate::error::ToolError;
 use crate::hook::{Chain, ToolCall};
 use crate::message::{
     Interrupt, Part, PartKind, PendingOutput, ToolRequest, ToolResponse, KEY_IS_ERROR,
 };
-use crate::stream::Stream;
+use crate::model::stream::Stream;
+use crate::tool::context::{CallState, Delivery};
+use crate::tool::ToolDefinition;
+use crate::tool::ToolError;
 use crate::tool::ToolOutput;
 
 /// Which tools' own errors are answered to the model instead of stopping the run (by name; an

@@ -6,9 +6,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::ToolError;
 use crate::message::{json_type, Chunk, Interrupt, JsonObject, Part};
-use crate::stream::Stream;
+use crate::model::stream::Stream;
+use crate::tool::ToolError;
 
 /// Restart state delivered to the stages of one call.
 #[derive(Clone, Debug, Default)]
@@ -93,7 +93,7 @@ pub(crate) enum Stage {
 /// ([`ToolContext::detached`]) every verb is a harmless no-op.
 ///
 /// ```
-/// use submit_agent::{Part, ToolContext};
+/// use submit_agent::{message::Part, tool::ToolContext};
 ///
 /// let ctx = ToolContext::detached();
 /// ctx.attach_parts([Part::text("ignored outside a loop")]);
@@ -193,7 +193,7 @@ impl ToolContext {
     /// fails the call like any tool error.
     ///
     /// ```
-    /// use submit_agent::ToolContext;
+    /// use submit_agent::tool::ToolContext;
     ///
     /// let ctx = ToolContext::detached();
     /// assert!(ctx.interrupt(serde_json::json!({"reason": "large"})).is_interrupt());
