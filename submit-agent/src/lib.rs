@@ -47,6 +47,8 @@
 //! - `transport` (one feature per provider: `claude`, `gemini`, `openai-chat`,
 //!   `openai-responses`): the model trait over each provider's HTTP API.
 //! - `mcp` (feature `mcp`): an MCP server's tools as agent tools.
+//! - [`rules`]: the rules of the loop, written for users: turns, tools, hooks, interrupts,
+//!   stop reasons, the budget and the executor's gate.
 //!
 //! # Files
 //!
@@ -69,6 +71,7 @@
 //!   and retrying, `sse.rs` event streams, `wire.rs` conversions every provider shares, and
 //!   one file per provider. `runtime.rs`: the tokio runtime transports and MCP run on.
 //! - `mcp.rs`: MCP servers' tools.
+//! - `rules.rs`: the pages of `docs/`, shown in rustdoc.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -6,7 +6,8 @@
 //! checked against the payload's schema and by every [`ResultValidator`], whose [`Finding`]s
 //! send it back to the model. The first call that passes commits: the run ends with
 //! [`Execution::Committed`], and each call the gate saw is a [`GateRecord`] of it. See
-//! [`Executor`] for an example.
+//! [`Executor`] for an example, and the [tool loop rules](crate::rules::tool_loop) for the
+//! gate and the run's budget.
 
 mod terminal;
 mod validator;

@@ -187,7 +187,7 @@ impl ModelResponse {
 }
 
 /// The typed cause a [`ModelError`] keeps, shared so the error stays cheap to clone.
-pub type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
+type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A model call that failed: a message and, when the model had one, its typed cause.
 ///
@@ -231,20 +231,9 @@ impl ModelError {
         }
     }
 
-    /// This error with `source` as its cause; the message stays.
-    pub fn with_source(mut self, source: SharedError) -> Self {
-        self.source = Some(source);
-        self
-    }
-
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
-    }
-
-    /// The cause, shared.
-    pub fn shared_source(&self) -> Option<&SharedError> {
-        self.source.as_ref()
     }
 
     /// The cause as a `T`, when it is one.

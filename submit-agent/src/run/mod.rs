@@ -15,6 +15,8 @@
 //! through the tool hooks; a call that interrupts pauses the run, and the partial response
 //! holds the interrupts to answer with a [`Resume`]. A `multi_tool_use.parallel` call, which
 //! models invent to call several tools at once, is read for its entries, each run as a call.
+//! The [tool loop rules](crate::rules::tool_loop) say how turns, interrupts and stop reasons
+//! go, with examples.
 
 mod agent;
 mod call;

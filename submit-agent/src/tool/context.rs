@@ -147,14 +147,6 @@ impl ToolContext {
         self.call.as_ref().and_then(|c| c.reference.as_deref())
     }
 
-    /// The id of the hook this context belongs to; `None` in the tool.
-    pub fn stage_id(&self) -> Option<&str> {
-        match &self.stage {
-            Stage::Hook(id) => Some(id),
-            Stage::Tool => None,
-        }
-    }
-
     /// Attaches extra content parts (media …) to this call's response. `None` and empty parts
     /// are skipped. The parts land after any content the tool returned itself, in call order;
     /// they are dropped if the call errors, interrupts, or has already returned.

@@ -139,11 +139,6 @@ impl WireDefinitions {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    /// Every provider's definition, in [`Provider::ALL`] order.
-    pub fn iter(&self) -> impl Iterator<Item = (Provider, &Value)> {
-        self.entries.iter().map(|(p, definition)| (*p, definition))
-    }
 }
 
 impl Serialize for WireDefinitions {
