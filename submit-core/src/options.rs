@@ -411,7 +411,7 @@ pub enum BuildError {
     /// The schema cannot be expressed in Gemini's legacy subset.
     #[error("cannot express the payload schema in Gemini's legacy schema subset: {0}; use GeminiSchema::JsonSchema")]
     GeminiLegacy(String),
-    /// A JSON Schema document (§9) that is not a valid schema.
+    /// A JSON Schema document given for the payload that is not a valid schema.
     #[error("invalid payload JSON Schema: {0}")]
     InvalidSchema(String),
 }

@@ -43,28 +43,29 @@ impl Recovery {
     }
 }
 
-/// A rule of SUBMIT.md §5 or §10 that applied to an accepted submit (§10.5).
+/// A recovery that applied to an accepted submit: each kind, with an example, is on the
+/// [recoveries](crate::rules::recoveries) page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RecoveryKind {
-    /// §5 step 6: the payload arrived JSON-encoded into a string.
+    /// The payload arrived JSON-encoded into a string.
     Stringified,
-    /// §5 step 5: the payload was written in reasoning after a `<parameter name="…">` opener.
+    /// The payload was written in reasoning after a `<parameter name="…">` opener.
     ReasoningOpener,
-    /// §5 step 5: the payload was written in reasoning as a `"<payload>": {…}` JSON member.
+    /// The payload was written in reasoning as a `"<payload>": {…}` JSON member.
     ReasoningMember,
-    /// §10.1b: closing tokens followed the arguments object.
+    /// Closing tokens (`}`, `]`, closing tags) followed the arguments object.
     TrailingClosers,
-    /// §10.1c: the arguments were JSON-encoded twice (or `input`/`args` was a string).
+    /// The arguments were JSON-encoded twice (or `input`/`args` was a string).
     StringifiedArguments,
-    /// §10.1d: the arguments (or a stringified payload) sat in a Markdown fence.
+    /// The arguments (or a stringified payload) sat in a Markdown fence.
     FencedArguments,
-    /// §10.1e: the arguments were wrapped in one extra member.
+    /// The arguments were wrapped in one extra member.
     WrappedArguments,
-    /// §10.3a: flat properties of non-string type arrived as strings.
+    /// Flat properties of a type that admits no string arrived as strings.
     StringifiedProperty,
-    /// §10.3d: tool-call markup was left at the end of flat string properties.
+    /// Tool-call markup (`</invoke>`, …) was left at the end of flat string properties.
     ClosingMarkup,
     /// The call arrived as text in the model's visible turn, in one of the
     /// [`TextFormat`]s a model template writes (named by [`AppliedRecovery::format`]).
@@ -240,7 +241,7 @@ pub struct Accepted<R> {
     pub reasoning: String,
     /// The recovery that applied, if any.
     pub recovery: Option<Recovery>,
-    /// Every rule of SUBMIT.md §5 and §10 that applied, in the order applied (empty for a
+    /// Every [recovery](crate::rules::recoveries) that applied, in the order applied (empty for a
     /// clean call).
     pub recoveries: Vec<AppliedRecovery>,
     /// `{"success": true, "message": <success message>}`.

@@ -275,7 +275,7 @@ fn flat_payload_is_read_from_top_level_properties() {
             "summary parameter is required"
         );
     }
-    // A string is decoded only where the property's type admits no string (SUBMIT.md §10.3a).
+    // A string is decoded only where the property's type admits no string.
     for outcome in all(
         &tool,
         &json!({"reasoning": "r", "summary": "s", "blocked": "true"}),

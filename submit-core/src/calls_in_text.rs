@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{AppliedRecovery, Outcome, RecoveryKind};
-use crate::parse::wrapper::{parallel_entries, NOT_A_TOOL};
+use crate::parse::parallel::{parallel_entries, NOT_A_TOOL};
 use crate::parse::{text, Arguments};
 use crate::stop::{self, StopReason};
 use crate::tool::SubmitTool;
@@ -62,7 +62,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         Some(match found.read(&parser) {
             Ok(arguments) => {
                 let recorded = AppliedRecovery::call_in_text(found.format());
-                match parser.parse_found(Arguments::Text(&arguments), recorded) {
+                match parser.parse(Arguments::Text(&arguments), Some(recorded)) {
                     Ok(accepted) => Outcome::Accepted(accepted),
                     Err(error) => self.reject(error),
                 }
@@ -106,7 +106,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             return self.reject(stop::truncated(self.name(), arguments));
         }
         let recorded = AppliedRecovery::new(RecoveryKind::ParallelWrapper);
-        match self.parser().parse_found(arguments, recorded) {
+        match self.parser().parse(arguments, Some(recorded)) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }
