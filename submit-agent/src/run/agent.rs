@@ -107,7 +107,8 @@ impl Agent {
     }
 
     /// Answers the own errors of the tools `covers` names (and unknown tool names it covers) to
-    /// the model instead of stopping the run; several combine. Options above the loop set it.
+    /// the model instead of stopping the run; several combine. `Agent::soft_tool_errors` sets
+    /// it.
     pub(crate) fn answer_errors_of(
         mut self,
         covers: impl Fn(&str) -> bool + Send + Sync + 'static,

@@ -18,7 +18,8 @@ use crate::tool::ToolError;
 use crate::tool::ToolOutput;
 
 /// Which tools' own errors are answered to the model instead of stopping the run (by name; an
-/// unknown name is asked too). Set by options above the loop; the loop knows only the answer.
+/// unknown name is asked too). Set by `Agent::soft_tool_errors`; the loop knows only the
+/// answer.
 pub(crate) type AnswersErrors = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// The executor's hold on the terminal tool, erased over the response type.
