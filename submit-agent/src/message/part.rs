@@ -1,4 +1,5 @@
-//! The data of a conversation: messages, their parts, and the chunks a stream delivers.
+//! The data of a conversation: messages, their parts, and the interrupt, restart and pending
+//! state a tool request carries.
 
 use std::borrow::Cow;
 
