@@ -76,7 +76,7 @@ pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
 ///
 /// ```
-/// use submit_result::{Options, SubmitResult};
+/// use submit_result::{SubmitResult, SubmitTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
 /// #[submit_result(name = "submit_analysis", payload = "analysis")]
@@ -84,9 +84,10 @@ pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 ///     summary: String,
 /// }
 ///
-/// let options = Options::for_response::<Analysis>();
-/// assert_eq!(options.get_tool_name(), "submit_analysis");
-/// assert_eq!(options.get_payload_field_name(), "analysis");
+/// let tool = SubmitTool::<Analysis>::for_response()?;
+/// assert_eq!(tool.name(), "submit_analysis");
+/// assert_eq!(tool.payload_field(), "analysis");
+/// # Ok::<(), submit_result::BuildError>(())
 /// ```
 ///
 /// The type must also implement `serde::Deserialize` (it is what the payload decodes into)

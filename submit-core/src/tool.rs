@@ -79,9 +79,47 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         &self.inner.options.payload_field_name
     }
 
-    /// The options the tool was built with, defaults applied.
-    pub fn options(&self) -> &Options {
-        &self.inner.options
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.inner.options.description
+    }
+
+    /// The `message` of the tool result an accepted call gets.
+    ///
+    /// ```
+    /// use submit_result::{Options, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Plan {
+    ///     steps: Vec<String>,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Plan>::new(Options::new())?;
+    /// assert_eq!(tool.success_message(), "Result submitted successfully.");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
+    pub fn success_message(&self) -> &str {
+        &self.inner.options.success_message
+    }
+
+    /// The payload parameter's description.
+    pub fn payload_description(&self) -> &str {
+        &self.inner.options.payload_description
+    }
+
+    /// Whether the `reasoning` parameter is dropped.
+    pub fn omits_reasoning(&self) -> bool {
+        self.inner.options.omit_reasoning
+    }
+
+    /// The payload properties withheld from the advertised schema.
+    pub fn omitted_payload_fields(&self) -> &[String] {
+        &self.inner.options.omit_payload_fields
+    }
+
+    /// Whether each payload property is advertised as its own parameter.
+    pub fn is_flat(&self) -> bool {
+        self.inner.options.flat_payload
     }
 
     /// The full payload schema (before omitted fields are withheld).
