@@ -72,7 +72,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     println!(
         "committed: {} has {} people (recovered: {:?})",
-        committed.response.city, committed.response.population, committed.recovery
+        committed.response.city,
+        committed.response.population,
+        committed.recovery()
     );
     println!(
         "model calls: {} (the run ended at the commit)",

@@ -66,10 +66,9 @@
 
 pub use submit_core::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use submit_core::{
-    Accepted, AppliedRecovery, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata,
-    MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,
-    Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat,
-    UnknownProvider,
+    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
+    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery,
+    RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat, UnknownProvider,
 };
 pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 

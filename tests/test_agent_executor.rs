@@ -98,29 +98,21 @@ impl<R: DeserializeOwned> TerminalTool<R> for StandIn {
         };
         let Some(reasoning) = input.get("reasoning").and_then(Value::as_str) else {
             let message = "reasoning parameter is required".to_owned();
-            return Outcome::Rejected(Rejected {
-                tool_result: json!({ "error": message }),
-                error: SubmitError::Parameter {
-                    cause: ParameterCause::AbsentOrMistyped,
-                    message,
-                    echo: None,
-                },
-            });
+            return Outcome::Rejected(Rejected::new(SubmitError::Parameter {
+                cause: ParameterCause::AbsentOrMistyped,
+                message,
+                echo: None,
+            }));
         };
         match serde_json::from_value::<R>(input.get("result").cloned().unwrap_or(Value::Null)) {
-            Ok(response) => Outcome::Accepted(Accepted {
+            Ok(response) => Outcome::Accepted(Accepted::new(
                 response,
-                reasoning: reasoning.to_owned(),
-                recovery: None,
-                recoveries: Vec::new(),
-                tool_result: json!({"success": true, "message": "Result submitted successfully."}),
-            }),
+                reasoning.to_owned(),
+                json!({"success": true, "message": "Result submitted successfully."}),
+            )),
             Err(e) => {
                 let message = format!("failed to decode payload: {e}");
-                Outcome::Rejected(Rejected {
-                    tool_result: json!({ "error": message }),
-                    error: SubmitError::Payload { message },
-                })
+                Outcome::Rejected(Rejected::new(SubmitError::Payload { message }))
             }
         }
     }

@@ -14,7 +14,7 @@ use submit_result::agent::{
     run::{Agent, RunErrorKind},
     tool::{Tool, ToolContext, ToolError},
 };
-use submit_result::{Options, Recovery, SubmitResult, SubmitTool};
+use submit_result::{Options, RecoveryKind, SubmitResult, SubmitTool};
 
 /// The final answer of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, SubmitResult)]
@@ -203,7 +203,7 @@ fn real_tool_stringified_payload_with_closing_tags_commits() {
     let done = committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
     assert_eq!(done.response.answer, "ok");
     assert_eq!(model.requests().len(), 1);
-    assert_eq!(done.recovery, Some(Recovery::Stringified));
+    assert_eq!(done.recovery(), Some(RecoveryKind::Stringified));
 }
 
 /// An answer whose schema allows only yes or no, which serde alone does not enforce.

@@ -145,13 +145,11 @@ mod tests {
             _arguments: submit_core::Arguments<'_>,
             _end: submit_core::StopReason,
         ) -> submit_core::Outcome<serde_json::Value> {
-            submit_core::Outcome::Accepted(submit_core::Accepted {
-                response: serde_json::Value::Null,
-                reasoning: String::new(),
-                recovery: None,
-                recoveries: Vec::new(),
-                tool_result: serde_json::json!({"success": true}),
-            })
+            submit_core::Outcome::Accepted(submit_core::Accepted::new(
+                serde_json::Value::Null,
+                String::new(),
+                serde_json::json!({"success": true}),
+            ))
         }
     }
 

@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{AppliedRecovery, Outcome, RecoveryKind};
+use crate::outcome::{Outcome, Recovery, RecoveryKind};
 use crate::parse::parallel::{parallel_entries, NOT_A_TOOL};
 use crate::parse::{text, Arguments};
 use crate::stop::{self, StopReason};
@@ -61,7 +61,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         let parser = self.parser();
         Some(match found.read(&parser) {
             Ok(arguments) => {
-                let recorded = AppliedRecovery::call_in_text(found.format());
+                let recorded = Recovery::call_in_text(found.format());
                 match parser.parse(Arguments::Text(&arguments), Some(recorded)) {
                     Ok(accepted) => Outcome::Accepted(accepted),
                     Err(error) => self.reject(error),
@@ -105,7 +105,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         if stop == StopReason::OutputLimit {
             return self.reject(stop::truncated(self.name(), arguments));
         }
-        let recorded = AppliedRecovery::new(RecoveryKind::ParallelWrapper);
+        let recorded = Recovery::new(RecoveryKind::ParallelWrapper);
         match self.parser().parse(arguments, Some(recorded)) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),

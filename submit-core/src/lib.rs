@@ -45,9 +45,7 @@ pub use metadata::{
     REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
-pub use outcome::{
-    Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected, TextFormat,
-};
+pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextFormat};
 pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};

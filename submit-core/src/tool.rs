@@ -161,7 +161,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// ```
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
-    /// use submit_result::{Options, Outcome, Provider, Recovery, SubmitTool};
+    /// use submit_result::{Options, Outcome, Provider, RecoveryKind, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Analysis {
@@ -178,7 +178,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     ///     panic!("rejected");
     /// };
     /// assert_eq!(accepted.response.summary, "ok");
-    /// assert_eq!(accepted.recovery, Some(Recovery::Stringified));
+    /// assert_eq!(accepted.recovery(), Some(RecoveryKind::Stringified));
     /// # Ok(())
     /// # }
     /// ```

@@ -160,7 +160,7 @@ where
             let committed = json!({
                 "response": outcome_json(&done.response),
                 "reasoning": done.reasoning,
-                "recovery": outcome_json(&done.recovery),
+                "recovery": outcome_json(&done.recovery()),
                 "recoveries": outcome_json(&done.recoveries),
             });
             (Some(committed), done.messages)

@@ -17,7 +17,7 @@ use submit_result::agent::{
     model::{Model, ModelRequest, ModelResponse},
     run::RunError,
 };
-use submit_result::{Provider, Recovery};
+use submit_result::{Provider, RecoveryKind};
 
 use crate::agent::{self, executor, paris, Answer, Recording};
 use crate::server::{Check, Recorded, Reply, Server};
@@ -86,7 +86,7 @@ impl<M: Model + 'static> Case<M> {
         );
         let (committed, responses) = self.run(&server, None);
         assert_eq!(committed.response, paris());
-        assert_eq!(committed.recovery, None);
+        assert_eq!(committed.recovery(), None);
         let requests = server.requests();
         assert_eq!(requests.len(), 2);
         (committed, requests, responses)
@@ -150,7 +150,7 @@ impl<M: Model + 'static> Case<M> {
         let server = Server::start(self.check, vec![self.reply("stringified_submit.json")]);
         let (committed, _) = self.run(&server, None);
         assert_eq!(committed.response, paris());
-        assert_eq!(committed.recovery, Some(Recovery::Stringified));
+        assert_eq!(committed.recovery(), Some(RecoveryKind::Stringified));
     }
 
     /// A 429 answer, then success: one retry.

@@ -21,7 +21,7 @@ use futures::future::{try_join_all, BoxFuture};
 use futures::FutureExt;
 use serde::Serialize;
 use serde_json::{json, Value};
-use submit_core::{Accepted, AppliedRecovery, Outcome, Recovery, SubmitError};
+use submit_core::{Accepted, Outcome, Recovery, RecoveryKind, SubmitError};
 
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
@@ -54,7 +54,7 @@ pub enum GateStatus {
     Committed {
         /// Every rule the parser applied to the call, in the order applied (empty for a clean
         /// call): the accepted outcome's `recoveries`.
-        recoveries: Vec<AppliedRecovery>,
+        recoveries: Vec<Recovery>,
         /// The call answered the request the run's last turn forced (see
         /// [`Committed::forced_by_budget`]).
         forced_by_budget: bool,
@@ -108,11 +108,9 @@ pub struct Committed<R> {
     pub response: R,
     /// The submit's final reasoning.
     pub reasoning: String,
-    /// The recovery the parser applied, if any.
-    pub recovery: Option<Recovery>,
     /// Every rule the parser applied to the committed call, in the order applied (empty for a
     /// clean call): the same list the accepted outcome carries.
-    pub recoveries: Vec<AppliedRecovery>,
+    pub recoveries: Vec<Recovery>,
     /// The result answered the request of the run's last turn, which forced the submit tool
     /// (or, where the provider refuses forcing, asked for it in a user message) because the
     /// run had no turn left after it.
@@ -132,6 +130,19 @@ pub enum Execution<R> {
     Committed(Box<Committed<R>>),
     /// Tool calls paused the run; resume it with [`Executor::resume`].
     Interrupted(Response),
+}
+
+impl<R> Committed<R> {
+    /// Where the payload came from when it was not the payload parameter's object: the first
+    /// of [`recoveries`](Committed::recoveries) whose kind
+    /// [locates the payload](RecoveryKind::locates_payload), as
+    /// [`Accepted::recovery`](submit_core::Accepted::recovery) answers it.
+    pub fn recovery(&self) -> Option<RecoveryKind> {
+        self.recoveries
+            .iter()
+            .map(|rule| rule.kind)
+            .find(|kind| kind.locates_payload())
+    }
 }
 
 impl<R> Execution<R> {
@@ -171,8 +182,8 @@ impl<R> Execution<R> {
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
 ///     fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<Value> {
 ///         let Arguments::Value(input) = arguments else { unreachable!("the script sends values") };
-///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
-///             recovery: None, recoveries: Vec::new(), tool_result: json!({"success": true}) })
+///         Outcome::Accepted(Accepted::new(input["result"].clone(), String::new(),
+///             json!({"success": true})))
 ///     }
 /// }
 ///
@@ -294,7 +305,6 @@ impl<R: Serialize + Send + Sync + 'static> Executor<R> {
                 Ok(Execution::Committed(Box::new(Committed {
                     response: accepted.response,
                     reasoning: accepted.reasoning,
-                    recovery: accepted.recovery,
                     recoveries: accepted.recoveries,
                     forced_by_budget,
                     trace,

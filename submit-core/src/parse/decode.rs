@@ -14,7 +14,7 @@ use super::members::{decode_unique, Members};
 use super::payload::{Json, Payload};
 use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
-use crate::outcome::{AppliedRecovery, RecoveryKind};
+use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
 
 /// What step 7 needs of the tool.
@@ -43,7 +43,7 @@ pub(crate) struct Decode<'t> {
 pub(crate) fn decode<R: DeserializeOwned>(
     tool: &Decode<'_>,
     payload: Payload<'_, R>,
-    applied: &mut Vec<AppliedRecovery>,
+    applied: &mut Vec<Recovery>,
 ) -> Result<R, SubmitError> {
     let payload = match payload {
         Payload::Decoded(response) => return Ok(response),
@@ -78,7 +78,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
         (RecoveryKind::EnumCase, changes.folded),
     ] {
         if !pointers.is_empty() {
-            applied.push(AppliedRecovery::naming(kind, pointers));
+            applied.push(Recovery::naming(kind, pointers));
         }
     }
     Ok(response)

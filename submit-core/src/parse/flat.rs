@@ -13,7 +13,7 @@ use super::closing::only_closing_tokens;
 use super::payload::{Json, Located, Payload};
 use super::reasoning::{trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{AppliedRecovery, RecoveryKind};
+use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::{Property, Types};
 
 /// What step 3 needs of the tool.
@@ -42,7 +42,7 @@ pub(crate) fn build<'a, R>(
     object: &Object<'a>,
     reasoning: &str,
     flat: &Flat<'a>,
-    applied: &mut Vec<AppliedRecovery>,
+    applied: &mut Vec<Recovery>,
 ) -> Result<Located<'a, R>, SubmitError> {
     // (a) Stringified properties of a type that admits no string.
     let mut picked: Vec<(&'a Property, Picked<'a>)> = Vec::with_capacity(flat.properties.len());
@@ -66,7 +66,7 @@ pub(crate) fn build<'a, R>(
         picked.push((property, member));
     }
     if !stringified.is_empty() {
-        applied.push(AppliedRecovery::naming(
+        applied.push(Recovery::naming(
             RecoveryKind::StringifiedProperty,
             stringified,
         ));
@@ -135,7 +135,7 @@ pub(crate) fn build<'a, R>(
         }
     }
     if !tails.is_empty() {
-        applied.push(AppliedRecovery::naming(RecoveryKind::ClosingMarkup, tails));
+        applied.push(Recovery::naming(RecoveryKind::ClosingMarkup, tails));
     }
     let members = picked
         .into_iter()
@@ -382,7 +382,7 @@ mod tests {
     }
 
     /// The payload and the rules applied, from value and from text arguments (which agree).
-    fn built(value: &Value, closed: bool) -> Result<(String, Vec<AppliedRecovery>), SubmitError> {
+    fn built(value: &Value, closed: bool) -> Result<(String, Vec<Recovery>), SubmitError> {
         let properties = properties();
         let tool = flat(&properties, closed);
         let reasoning = value["reasoning"].as_str().unwrap_or_default();
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(payload, r#"{"summary":"5","count":890,"tags":["a"]}"#);
         assert_eq!(
             applied,
-            vec![AppliedRecovery::naming(
+            vec![Recovery::naming(
                 RecoveryKind::StringifiedProperty,
                 vec!["count".into(), "tags".into()]
             )]
@@ -514,7 +514,7 @@ mod tests {
         assert_eq!(payload, r#"{"summary":"s","count":1}"#);
         assert_eq!(
             applied,
-            vec![AppliedRecovery::naming(
+            vec![Recovery::naming(
                 RecoveryKind::ClosingMarkup,
                 vec!["summary".into()]
             )]

@@ -17,7 +17,7 @@ use super::members::CowStr;
 use super::payload::{not_an_object, Json, Located, Payload};
 use super::reasoning::{is_space, trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::Recovery;
+use crate::outcome::RecoveryKind;
 
 /// Any parameter's opener: text before the payload that holds one may hide another value.
 const ANY_OPENER: &str = "<parameter name=";
@@ -79,7 +79,7 @@ pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
 struct Marked<'a> {
     after: &'a str,
     reasoning: &'a str,
-    recovery: Recovery,
+    recovery: RecoveryKind,
 }
 
 /// The byte length of `<parameter name="<field>">`.
@@ -124,7 +124,7 @@ fn whole_object<'a, R>(field: &str, reasoning: &'a str) -> Option<Located<'a, R>
     Some(Located {
         payload: Payload::Json(Json::Text(Cow::Borrowed(payload.get()))),
         reasoning: Some(inner_reasoning),
-        recovery: Some(Recovery::ReasoningMember),
+        recovery: Some(RecoveryKind::ReasoningMember),
         also: None,
     })
 }
@@ -203,7 +203,7 @@ fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Marked<'
     Some(Marked {
         after: reasoning.get(at + opener_len..)?,
         reasoning: trim_argument_close(reasoning.get(..at)?),
-        recovery: Recovery::ReasoningOpener,
+        recovery: RecoveryKind::ReasoningOpener,
     })
 }
 
@@ -232,7 +232,7 @@ fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Marked<'_>
     Some(Marked {
         after: reasoning.get(value..)?,
         reasoning: prose,
-        recovery: Recovery::ReasoningMember,
+        recovery: RecoveryKind::ReasoningMember,
     })
 }
 
@@ -254,7 +254,7 @@ mod tests {
 
     const OBJ: &str = r#"{"summary":"all good"}"#;
 
-    fn recovered(reasoning: &str) -> (String, String, Recovery) {
+    fn recovered(reasoning: &str) -> (String, String, RecoveryKind) {
         let located = from_reasoning("analysis", reasoning, ABSENT).unwrap();
         let Payload::Json(Json::Text(payload)) = located.payload else {
             panic!("text payload expected")
@@ -301,7 +301,7 @@ mod tests {
         ] {
             assert_eq!(
                 recovered(&reasoning),
-                (OBJ.to_owned(), expected, Recovery::ReasoningOpener),
+                (OBJ.to_owned(), expected, RecoveryKind::ReasoningOpener),
                 "{reasoning:?}"
             );
         }
@@ -357,7 +357,7 @@ mod tests {
                 (
                     OBJ.to_owned(),
                     expected.to_owned(),
-                    Recovery::ReasoningMember
+                    RecoveryKind::ReasoningMember
                 ),
                 "{reasoning:?}"
             );
@@ -387,13 +387,13 @@ mod tests {
             (
                 OBJ.to_owned(),
                 "see <parameter name=\"analysis\">".to_owned(),
-                Recovery::ReasoningMember
+                RecoveryKind::ReasoningMember
             )
         );
         let reasoning = format!("{{\"analysis\":{OBJ}}}");
         assert_eq!(
             recovered(&reasoning),
-            (OBJ.to_owned(), String::new(), Recovery::ReasoningMember)
+            (OBJ.to_owned(), String::new(), RecoveryKind::ReasoningMember)
         );
     }
 
@@ -407,7 +407,7 @@ mod tests {
         assert!(declined_message(&reasoning).contains("JSON member at byte 0"));
         // A quoted name without a colon is no mark.
         let reasoning = format!("\"analysis\" was hard. <parameter name=\"analysis\">{OBJ}");
-        assert_eq!(recovered(&reasoning).2, Recovery::ReasoningOpener);
+        assert_eq!(recovered(&reasoning).2, RecoveryKind::ReasoningOpener);
     }
 
     #[test]
@@ -424,7 +424,7 @@ mod tests {
         let expected = "\"analysis\"analysis".to_owned();
         assert_eq!(
             recovered(&reasoning),
-            (OBJ.to_owned(), expected, Recovery::ReasoningMember)
+            (OBJ.to_owned(), expected, RecoveryKind::ReasoningMember)
         );
         let reasoning = format!("\"analysis\"analysis\" \"analysis\": {OBJ} x");
         assert!(declined_message(&reasoning).contains("JSON member at byte 20"));

@@ -50,7 +50,7 @@ use whole::Unwrapped;
 
 use crate::error::SubmitError;
 use crate::options::Options;
-use crate::outcome::{Accepted, AppliedRecovery, Recovery, RecoveryKind};
+use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
 
 /// What the parsing rules read of a built tool: its options and what it computed once from
@@ -80,7 +80,7 @@ impl Parser<'_> {
     pub(crate) fn parse<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
-        found: Option<AppliedRecovery>,
+        found: Option<Recovery>,
     ) -> Result<Accepted<R>, SubmitError> {
         let options = self.options;
         let field = &*options.payload_field_name;
@@ -89,7 +89,7 @@ impl Parser<'_> {
             payload: field,
             reasoning: !options.omit_reasoning,
         });
-        let mut applied: Vec<AppliedRecovery> = found.into_iter().collect();
+        let mut applied: Vec<Recovery> = found.into_iter().collect();
         // Text that a rule for the arguments as a whole read an object out of.
         let extracted: Cow<'_, str>;
         let unwrapped: String;
@@ -97,7 +97,7 @@ impl Parser<'_> {
         // `input`/`args` that arrived as a string is argument text, encoded once already.
         let (arguments, encoded) = match arguments {
             Arguments::Value(Value::String(text)) => {
-                applied.push(AppliedRecovery::new(RecoveryKind::StringifiedArguments));
+                applied.push(Recovery::new(RecoveryKind::StringifiedArguments));
                 (Arguments::Text(text.as_str()), false)
             }
             other => (other, true),
@@ -111,7 +111,7 @@ impl Parser<'_> {
                 let Some(found) = whole::recover(text, encoded) else {
                     return Err(rejection);
                 };
-                applied.extend(found.kinds.into_iter().map(AppliedRecovery::new));
+                applied.extend(found.kinds.into_iter().map(Recovery::new));
                 extracted = found.object;
                 object_of(&extracted, in_place)?
             }
@@ -129,12 +129,12 @@ impl Parser<'_> {
         if found_only {
             match whole::unwrap(&read.object, &self.parameters())? {
                 Some(Unwrapped::Object(inner, kinds)) => {
-                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
+                    applied.extend(kinds.into_iter().map(Recovery::new));
                     read = Read::plain(inner);
                 }
                 // The whole call's arguments were text, read as step 1 reads text.
                 Some(Unwrapped::Text(text, kinds)) => {
-                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
+                    applied.extend(kinds.into_iter().map(Recovery::new));
                     unwrapped = text;
                     read = object_of(&unwrapped, in_place)?;
                 }
@@ -165,13 +165,12 @@ impl Parser<'_> {
                 decodes_text,
             )?
         };
-        let recovery = located.recovery;
-        if let Some(recovery) = recovery {
+        if let Some(recovery) = located.recovery {
             applied.push(self.named(recovery));
         }
         if let Some(also) = located.also {
             // A fence inside the stringified payload names the payload too.
-            applied.push(AppliedRecovery::naming(also, vec![field.to_owned()]));
+            applied.push(Recovery::naming(also, vec![field.to_owned()]));
         }
 
         // 7. Decode.
@@ -200,7 +199,7 @@ impl Parser<'_> {
                 argument.get(..len).unwrap_or_default().to_owned()
             }
         };
-        Ok(self.accept(response, reasoning, recovery, &mut applied))
+        Ok(self.accept(response, reasoning, &mut applied))
     }
 
     /// Whether the tool decodes its payload straight from JSON text: a nested payload, without
@@ -229,11 +228,8 @@ impl Parser<'_> {
     }
 
     /// A payload recovery as it is recorded: naming the payload parameter.
-    fn named(&self, recovery: Recovery) -> AppliedRecovery {
-        AppliedRecovery::naming(
-            recovery.into(),
-            vec![self.options.payload_field_name.to_string()],
-        )
+    fn named(&self, recovery: RecoveryKind) -> Recovery {
+        Recovery::naming(recovery, vec![self.options.payload_field_name.to_string()])
     }
 
     /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text,
@@ -242,8 +238,7 @@ impl Parser<'_> {
         &self,
         response: R,
         reasoning: String,
-        recovery: Option<Recovery>,
-        applied: &mut Vec<AppliedRecovery>,
+        applied: &mut Vec<Recovery>,
     ) -> Accepted<R> {
         let options = &self.options;
         for rule in applied.iter() {
@@ -257,13 +252,12 @@ impl Parser<'_> {
         Accepted {
             response,
             reasoning,
-            recovery,
             recoveries: std::mem::take(applied),
             tool_result: json!({"success": true, "message": options.success_message}),
         }
     }
 
-    fn log_recovery(&self, rule: &AppliedRecovery) {
+    fn log_recovery(&self, rule: &Recovery) {
         let how = match rule.kind {
             RecoveryKind::Stringified => "the payload from a JSON-encoded string",
             RecoveryKind::ReasoningOpener => {

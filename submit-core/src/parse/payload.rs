@@ -11,7 +11,7 @@ use super::arguments::{JsonType, Member, Object, PayloadRead};
 use super::closing::{leading_decoded, leading_object};
 use super::from_reasoning::from_reasoning;
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{Recovery, RecoveryKind};
+use crate::outcome::RecoveryKind;
 
 /// Where the payload object was found, ready for step 7.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ impl<'a> Json<'a> {
 pub(crate) struct Located<'a, R> {
     pub(crate) payload: Payload<'a, R>,
     pub(crate) reasoning: Option<Cow<'a, str>>,
-    pub(crate) recovery: Option<Recovery>,
+    pub(crate) recovery: Option<RecoveryKind>,
     /// A rule applied after the recovery (a stringified payload that held a Markdown fence).
     pub(crate) also: Option<RecoveryKind>,
 }
@@ -114,7 +114,7 @@ fn stringified<'a, R: DeserializeOwned>(
             return Ok(Located {
                 payload: Payload::Decoded(response),
                 reasoning: None,
-                recovery: Some(Recovery::Stringified),
+                recovery: Some(RecoveryKind::Stringified),
                 also: None,
             });
         }
@@ -137,7 +137,7 @@ fn stringified<'a, R: DeserializeOwned>(
         Some(range) => Ok(Located {
             payload: Payload::Json(Json::Text(slice(text, range))),
             reasoning: None,
-            recovery: Some(Recovery::Stringified),
+            recovery: Some(RecoveryKind::Stringified),
             also,
         }),
         None => Err(SubmitError::Parameter {
@@ -257,7 +257,7 @@ mod tests {
         for object in [object_of(&value), object_of(text_arguments.as_str())] {
             let located = locate(&object, "a", "").unwrap();
             assert_eq!(text(&located.payload), r#"{"summary":"s"}"#);
-            assert_eq!(located.recovery, Some(Recovery::Stringified));
+            assert_eq!(located.recovery, Some(RecoveryKind::Stringified));
         }
     }
 

@@ -7,7 +7,7 @@ use super::testing::TestTool;
 use crate::error::ParameterCause;
 use crate::metadata::Metadata;
 use crate::options::Options;
-use crate::outcome::{Outcome, Recovery, RecoveryKind};
+use crate::outcome::{Outcome, RecoveryKind};
 use crate::provider::Provider;
 use crate::tool::SubmitTool;
 
@@ -95,7 +95,7 @@ fn difference<R: PartialEq + std::fmt::Debug>(
         (Ok(a), Ok(b)) => {
             let same = a.response == b.response
                 && a.reasoning == b.reasoning
-                && a.recovery == b.recovery
+                && a.recovery() == b.recovery()
                 && a.recoveries == b.recoveries
                 && a.tool_result == b.tool_result;
             (!same).then(|| format!("accepted differently: {a:?} vs {b:?}"))
@@ -186,7 +186,7 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
             if let Some(difference) = difference(&with, &reference) {
                 return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
             }
-            let at_depth = |rule: &crate::outcome::AppliedRecovery| {
+            let at_depth = |rule: &crate::outcome::Recovery| {
                 matches!(
                     rule.kind,
                     RecoveryKind::StringifiedValue | RecoveryKind::EnumCase
@@ -225,7 +225,7 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::outcome::AppliedRecovery;
+use crate::outcome::Recovery;
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -438,7 +438,7 @@ proptest! {
             };
             prop_assert_eq!(
                 &mended.recoveries,
-                &vec![AppliedRecovery::naming(kind, vec![pointer.clone()])]
+                &vec![Recovery::naming(kind, vec![pointer.clone()])]
             );
         }
     }

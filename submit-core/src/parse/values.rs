@@ -429,7 +429,7 @@ mod through_the_tool {
     use super::super::tests::call;
     use crate::error::{ErrorClass, SubmitError};
     use crate::options::{GeminiSchema, Options};
-    use crate::outcome::{AppliedRecovery, Outcome, Recovery, RecoveryKind};
+    use crate::outcome::{Outcome, Recovery, RecoveryKind};
     use crate::provider::Provider;
     use crate::tool::SubmitTool;
 
@@ -522,7 +522,7 @@ mod through_the_tool {
     }
 
     /// The response and the rules recorded, the same in every provider's call shape.
-    fn accepted<R>(tool: &SubmitTool<R>, arguments: Value) -> (R, Vec<AppliedRecovery>)
+    fn accepted<R>(tool: &SubmitTool<R>, arguments: Value) -> (R, Vec<Recovery>)
     where
         R: DeserializeOwned + Debug + PartialEq,
     {
@@ -555,8 +555,8 @@ mod through_the_tool {
         first
     }
 
-    fn naming(kind: RecoveryKind, pointers: &[&str]) -> AppliedRecovery {
-        AppliedRecovery::naming(kind, pointers.iter().map(|p| (*p).to_owned()).collect())
+    fn naming(kind: RecoveryKind, pointers: &[&str]) -> Recovery {
+        Recovery::naming(kind, pointers.iter().map(|p| (*p).to_owned()).collect())
     }
 
     fn at_depth_two() -> Value {
@@ -631,7 +631,7 @@ mod through_the_tool {
         assert_eq!(
             applied,
             [
-                AppliedRecovery::naming(RecoveryKind::Stringified, vec!["analysis".into()]),
+                Recovery::naming(RecoveryKind::Stringified, vec!["analysis".into()]),
                 naming(
                     RecoveryKind::StringifiedValue,
                     &["/limits/ratios/0", "/limits/strict"]
@@ -644,7 +644,7 @@ mod through_the_tool {
         let tool = typed::<Report>(options());
         for outcome in outcomes(&tool, &json!({"reasoning": reasoning})) {
             let accepted = outcome.into_result().unwrap();
-            assert_eq!(accepted.recovery, Some(Recovery::ReasoningOpener));
+            assert_eq!(accepted.recovery(), Some(RecoveryKind::ReasoningOpener));
             assert_eq!(accepted.reasoning, "done");
             let kinds: Vec<_> = accepted.recoveries.iter().map(|r| r.kind).collect();
             assert_eq!(
@@ -771,7 +771,7 @@ mod through_the_tool {
         assert_eq!(
             applied,
             [
-                AppliedRecovery::naming(RecoveryKind::StringifiedProperty, vec!["limits".into()]),
+                Recovery::naming(RecoveryKind::StringifiedProperty, vec!["limits".into()]),
                 naming(RecoveryKind::EnumCase, &["/tone"]),
             ]
         );

@@ -379,7 +379,7 @@ mod through_the_tool {
     use super::super::testing::TestTool;
     use super::super::tests::call;
     use crate::error::{ParameterCause, SubmitError};
-    use crate::outcome::{Accepted, AppliedRecovery, RecoveryKind};
+    use crate::outcome::{Accepted, Recovery, RecoveryKind};
     use crate::provider::Provider;
     use crate::tool::SubmitTool;
 
@@ -443,7 +443,7 @@ mod through_the_tool {
         for provider in Provider::ALL {
             let accepted = handled(&nested(), provider, &arguments).unwrap();
             assert_eq!(accepted.response, json!({"summary": "s"}));
-            let named = |kind| AppliedRecovery::naming(kind, vec!["analysis".into()]);
+            let named = |kind| Recovery::naming(kind, vec!["analysis".into()]);
             assert_eq!(
                 accepted.recoveries,
                 [
@@ -492,7 +492,7 @@ mod through_the_tool {
                 assert_eq!(accepted.reasoning, "r");
                 assert_eq!(
                     accepted.recoveries,
-                    [AppliedRecovery::new(RecoveryKind::WrappedCall)],
+                    [Recovery::new(RecoveryKind::WrappedCall)],
                     "{key} {provider}"
                 );
             }
