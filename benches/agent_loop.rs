@@ -11,7 +11,12 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use submit_result::agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+use submit_result::agent::{
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::Agent,
+    tool::{Tool, ToolContext, ToolError},
+};
 
 const TURNS: usize = 50;
 const TOOLS: usize = 4;

@@ -9,8 +9,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use submit_result::agent::executor::TerminalTool;
 use submit_result::agent::transport::{Claude, OpenAiChat};
-use submit_result::agent::Terminal;
 use submit_result::{Options, StopReason, SubmitTool};
 
 #[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
@@ -84,7 +84,7 @@ fn gate(c: &mut Criterion) {
         b.iter(|| {
             let response = chat.decode_body(black_box(chat_body.as_bytes())).unwrap();
             let call = response.message.tool_requests().next().unwrap();
-            Terminal::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
+            TerminalTool::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
         })
     });
     group.bench_function("claude_floor", |b| {
@@ -99,7 +99,7 @@ fn gate(c: &mut Criterion) {
                 .decode_body(black_box(claude_body.as_bytes()))
                 .unwrap();
             let call = response.message.tool_requests().next().unwrap();
-            Terminal::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
+            TerminalTool::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
         })
     });
     group.finish();

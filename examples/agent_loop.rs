@@ -8,8 +8,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use submit_result::agent::{
-    validator_fn, Agent, BoxError, Execution, Executor, Finding, Message, Part, Resume,
-    ScriptedModel, Tool, ToolApproval, ToolCallDecision, ToolContext, ToolError, TraceStatus,
+    executor::{validator_fn, BoxError, Execution, Executor, Finding, GateStatus},
+    hook::{ToolApproval, ToolCallDecision},
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::{Agent, Resume},
+    tool::{Tool, ToolContext, ToolError},
 };
 use submit_result::{SubmitResult, SubmitTool};
 
@@ -89,7 +93,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(if iso {
                     vec![]
                 } else {
-                    vec![Finding::review(
+                    vec![Finding::new(
                         "currency-code",
                         format!(
                             "{:?} is not an ISO 4217 code such as \"EUR\"",
@@ -127,7 +131,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let statuses: Vec<_> = done.trace.iter().map(|r| &r.status).collect();
     if !matches!(
         statuses.as_slice(),
-        [TraceStatus::Findings(1), TraceStatus::Committed { .. }]
+        [GateStatus::Findings(1), GateStatus::Committed { .. }]
     ) {
         return Err("expected one rejected submit, then the committed one".into());
     }

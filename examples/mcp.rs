@@ -9,17 +9,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::executor::block_on;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use submit_result::agent::mcp::rmcp::model::{
+use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use submit_result::agent::mcp::rmcp::RequestContext;
-use submit_result::agent::mcp::rmcp::{ErrorData, RoleServer, ServerHandler};
-use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
-use submit_result::agent::{Agent, Execution, Executor, Message, Part, ScriptedModel};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use submit_result::agent::mcp::McpServer;
+use submit_result::agent::{
+    executor::{Execution, Executor},
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::Agent,
+};
 use submit_result::{Options, SubmitTool};
 
 /// The answer the run ends with.
@@ -95,8 +100,21 @@ impl ServerHandler for Cities {
 }
 
 /// Serves the example's MCP server over stdio until the client disconnects.
-pub fn serve() -> Result<(), McpError> {
+pub fn serve() -> Result<(), Box<dyn std::error::Error>> {
     serve_stdio(Cities)
+}
+
+/// Serves `handler` as an MCP server over this process's standard input and output until the
+/// client disconnects, on a runtime of its own (rmcp's server half and its stdio transport).
+pub fn serve_stdio<S: ServerHandler>(handler: S) -> Result<(), Box<dyn std::error::Error>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let service = handler.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        Ok(())
+    })
 }
 
 #[path = "common/conversation.rs"]

@@ -157,7 +157,7 @@ fn parse_calls(tool: &SubmitTool<Triage>) {
         match tool.handle(provider, &call) {
             Outcome::Accepted(accepted) => {
                 let recovery = accepted
-                    .recovery
+                    .recovery()
                     .map_or("none".to_owned(), |r| format!("{r:?}"));
                 println!("accepted, recovery: {recovery}");
                 for rule in &accepted.recoveries {

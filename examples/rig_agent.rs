@@ -16,7 +16,7 @@ use rig_agent::tool::server::ToolServer;
 use rig_agent::tool::RegisteredTool;
 use rig_core::providers::openai::OpenAIConfig;
 use rig_http::test_utils::{MockHttpResponse, SequencedHttpClient};
-use submit_result::agent::{validator_fn, Finding};
+use submit_result::agent::executor::{validator_fn, Finding};
 use submit_result::rig::RigSubmitTool;
 use submit_result::{Options, SubmitTool};
 
@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let tool = SubmitTool::<CityFacts>::new(Options::new())?;
     let submit = RigSubmitTool::new(tool).validator(validator_fn(|facts: &CityFacts, _: &str| {
         Ok(if facts.population == 0 {
-            vec![Finding::review(
+            vec![Finding::new(
                 "population",
                 "a city has people: look the figure up",
             )]
@@ -72,7 +72,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     println!(
         "committed: {} has {} people (recovered: {:?})",
-        committed.response.city, committed.response.population, committed.recovery
+        committed.response.city,
+        committed.response.population,
+        committed.recovery()
     );
     println!(
         "model calls: {} (the run ended at the commit)",

@@ -46,39 +46,36 @@
 //!   mode and the Gemini schema form; [`Options::from_tag`] reads the tag grammar at run time.
 //! - [`agent`] is the tool loop whose executor ends a run on an accepted, validated submit.
 //!
-//! # Layers
+//! # Crates
 //!
-//! The crates, read bottom to top: each uses only the ones listed before it. Each crate's own
-//! documentation lists its files the same way.
+//! This crate is the public face of a workspace of crates, one concept each:
 //!
-//! 1. `submit-meta`: the tool's metadata and the tag grammar, shared by the derive and
-//!    [`Options::from_tag`]; no dependencies.
-//! 2. `submit-core`: options, schemas, the four providers' definitions and call shapes, and
-//!    the parser ([`SubmitTool`]).
-//! 3. `submit-derive`: `#[derive(SubmitResult)]`, reading `#[submit_result(...)]` with
-//!    `submit-meta`.
-//! 4. `submit-agent`: the tool loop, its executor and middleware, the transports and MCP
-//!    ([`agent`]).
-//! 5. This crate: the public face (`lib.rs`), and the submit tool in other crates' types
-//!    behind their features (`openai.rs` for async-openai, `rig.rs` for rig).
-//! 6. `submit-cli`: the `submit-result` command-line tool, on `submit-core` and
-//!    `submit-agent`.
+//! - `submit-meta`: the tool's metadata and the tag grammar, shared by the derive and
+//!   [`Options::from_tag`].
+//! - `submit-core`: options, schemas, the four providers' definitions and call shapes, and
+//!   the parser ([`SubmitTool`]).
+//! - `submit-derive`: `#[derive(SubmitResult)]`, reading `#[submit_result(...)]`.
+//! - `submit-agent`: the tool loop, its executor, the provider transports and MCP tools
+//!   ([`agent`]).
+//! - This crate: the re-exports above, and the submit tool in other crates' types behind
+//!   their features (`openai` for async-openai, `rig` for rig).
+//! - `submit-cli`: the `submit-result` command-line tool.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub use submit_core::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use submit_core::{
-    Accepted, AppliedRecovery, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata,
-    MetadataError, MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider,
-    Recovery, RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat,
-    UnknownProvider,
+    Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
+    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery,
+    RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat, UnknownProvider,
 };
 pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
 ///
 /// ```
-/// use submit_result::{Options, SubmitResult};
+/// use submit_result::{SubmitResult, SubmitTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
 /// #[submit_result(name = "submit_analysis", payload = "analysis")]
@@ -86,9 +83,10 @@ pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
 ///     summary: String,
 /// }
 ///
-/// let options = Options::for_response::<Analysis>();
-/// assert_eq!(options.get_tool_name(), "submit_analysis");
-/// assert_eq!(options.get_payload_field_name(), "analysis");
+/// let tool = SubmitTool::<Analysis>::for_response()?;
+/// assert_eq!(tool.name(), "submit_analysis");
+/// assert_eq!(tool.payload_field(), "analysis");
+/// # Ok::<(), submit_result::BuildError>(())
 /// ```
 ///
 /// The type must also implement `serde::Deserialize` (it is what the payload decodes into)

@@ -34,8 +34,9 @@
 //! [`ToolSet`](rig_agent::tool::ToolSet) or a
 //! [`ToolServer`](rig_agent::tool::server::ToolServer) an agent runs with.
 //!
-//! The gate is SUBMIT.md §8's: result validators run concurrently on an accepted submit, any
-//! finding rejects it back to the model, and the first that passes commits. A validator that
+//! The gate is the executor's (see the [tool loop rules](crate::agent::rules::tool_loop)):
+//! result validators run concurrently on an accepted submit, any finding rejects it back to the
+//! model, and the first that passes commits. A validator that
 //! errors ends the gate: the call and every later one are refused, and the handle holds the
 //! error ([`RigAccepted::aborted`]). The built-in schema validator of the executor is not part
 //! of this gate; a tool built from a JSON Schema document validates fully while parsing.
@@ -52,7 +53,7 @@ use rig_core::tool::{ToolExecutionError, ToolOutput, ToolResult};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use crate::agent::ResultValidator;
+use crate::agent::executor::ResultValidator;
 use crate::{Accepted, Arguments, Outcome, Provider, SubmitTool};
 
 /// What the model reads once a submit has committed.

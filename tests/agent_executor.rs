@@ -13,9 +13,14 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    validator_fn, Agent, BoxError, Execution, Executor, ExecutorError, Finding, Message, Part,
-    ResultValidator, RunErrorKind, ScriptedModel, Terminal, Tool, ToolChoice, ToolContext,
-    ToolDefinition, ToolError, TraceStatus,
+    executor::{
+        validator_fn, BoxError, Execution, Executor, ExecutorError, Finding, GateStatus,
+        ResultValidator, TerminalTool,
+    },
+    message::{Message, Part},
+    model::{ScriptedModel, ToolChoice},
+    run::{Agent, RunErrorKind},
+    tool::{Tool, ToolContext, ToolDefinition, ToolError},
 };
 use submit_result::{
     Accepted, Arguments, Outcome, ParameterCause, Rejected, StopReason, SubmitError,
@@ -60,24 +65,21 @@ impl StandIn {
     }
 }
 
-impl<R: DeserializeOwned> Terminal<R> for StandIn {
+impl<R: DeserializeOwned> TerminalTool<R> for StandIn {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn definition(&self) -> ToolDefinition {
-        ToolDefinition {
-            name: self.name.clone(),
-            description: "Submit the final result.".into(),
-            input_schema: json!({
+        ToolDefinition::new(
+            self.name.clone(),
+            "Submit the final result.",
+            json!({
                 "type": "object",
                 "properties": {"reasoning": {"type": "string"}, "result": self.schema},
                 "required": ["reasoning", "result"]
             }),
-            output_schema: None,
-            resume_schema: None,
-            wire: None,
-        }
+        )
     }
 
     fn payload_schema(&self) -> Value {
@@ -96,29 +98,21 @@ impl<R: DeserializeOwned> Terminal<R> for StandIn {
         };
         let Some(reasoning) = input.get("reasoning").and_then(Value::as_str) else {
             let message = "reasoning parameter is required".to_owned();
-            return Outcome::Rejected(Rejected {
-                tool_result: json!({ "error": message }),
-                error: SubmitError::Parameter {
-                    cause: ParameterCause::AbsentOrMistyped,
-                    message,
-                    echo: None,
-                },
-            });
+            return Outcome::Rejected(Rejected::new(SubmitError::Parameter {
+                cause: ParameterCause::AbsentOrMistyped,
+                message,
+                echo: None,
+            }));
         };
         match serde_json::from_value::<R>(input.get("result").cloned().unwrap_or(Value::Null)) {
-            Ok(response) => Outcome::Accepted(Accepted {
+            Ok(response) => Outcome::Accepted(Accepted::new(
                 response,
-                reasoning: reasoning.to_owned(),
-                recovery: None,
-                recoveries: Vec::new(),
-                tool_result: json!({"success": true, "message": "Result submitted successfully."}),
-            }),
+                reasoning.to_owned(),
+                json!({"success": true, "message": "Result submitted successfully."}),
+            )),
             Err(e) => {
                 let message = format!("failed to decode payload: {e}");
-                Outcome::Rejected(Rejected {
-                    tool_result: json!({ "error": message }),
-                    error: SubmitError::Payload { message },
-                })
+                Outcome::Rejected(Rejected::new(SubmitError::Payload { message }))
             }
         }
     }
@@ -137,7 +131,7 @@ fn submit(name: &str, reasoning: &str, answer: &str) -> Part {
     )
 }
 
-fn committed<R>(execution: Execution<R>) -> submit_result::agent::Committed<R> {
+fn committed<R>(execution: Execution<R>) -> submit_result::agent::executor::Committed<R> {
     execution.committed().expect("a committed result")
 }
 
@@ -150,7 +144,7 @@ fn only_correct() -> impl ResultValidator<Answer> {
         Ok(if a.answer == "correct" {
             vec![]
         } else {
-            vec![Finding::review("wrong-answer", "the answer is not correct")]
+            vec![Finding::new("wrong-answer", "the answer is not correct")]
         })
     })
 }
@@ -277,9 +271,9 @@ fn builtin_schema_validator_rejects_a_value_outside_the_enum() {
     assert!(second.contains("schema:answer"));
     assert!(second.contains("allowed values"));
     assert!(second.contains("Result rejected"));
-    assert!(matches!(done.trace[0].status, TraceStatus::Findings(1)));
+    assert!(matches!(done.trace[0].status, GateStatus::Findings(1)));
     assert!(
-        matches!(done.trace[1].status, TraceStatus::Committed { ref recoveries, forced_by_budget: false } if recoveries.is_empty())
+        matches!(done.trace[1].status, GateStatus::Committed { ref recoveries, forced_by_budget: false } if recoveries.is_empty())
     );
 }
 
@@ -336,7 +330,7 @@ fn text_only_turn_redirects_to_the_configured_tool() {
     committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
     let second = &model.requests()[1];
     let redirect = second.messages.last().unwrap();
-    assert_eq!(redirect.role, submit_result::agent::Role::User);
+    assert_eq!(redirect.role, submit_result::agent::message::Role::User);
     assert!(redirect.text().contains("call the submit_widget tool"));
     assert!(!redirect.text().contains("submit_result"));
     assert_eq!(second.tool_choice, ToolChoice::Tool("submit_widget".into()));
@@ -458,7 +452,7 @@ impl ResultValidator<Answer> for Delayed {
                 yield_now().await;
             }
             self.log.lock().unwrap().push(self.id);
-            Ok(vec![Finding::review(self.id, "finding")])
+            Ok(vec![Finding::new(self.id, "finding")])
         }
         .boxed()
     }
@@ -550,7 +544,7 @@ fn the_submit_tool_is_advertised_with_the_callers_tools() {
 
 #[test]
 fn a_submit_beside_an_interrupted_call_is_gated_after_the_resume() {
-    use submit_result::agent::{Resume, ToolApproval};
+    use submit_result::agent::{hook::ToolApproval, run::Resume};
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let runs = Arc::new(Mutex::new(0));

@@ -6,10 +6,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use submit_result::agent::{
-    validator_fn, Agent, BoxError, Committed, Execution, Executor, ExecutorError, Finding, Message,
-    Part, RunErrorKind, ScriptedModel, Tool, ToolContext, ToolError, TraceStatus,
+    executor::{
+        validator_fn, BoxError, Committed, Execution, Executor, ExecutorError, Finding, GateStatus,
+    },
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::{Agent, RunErrorKind},
+    tool::{Tool, ToolContext, ToolError},
 };
-use submit_result::{Options, Recovery, SubmitResult, SubmitTool};
+use submit_result::{Options, RecoveryKind, SubmitResult, SubmitTool};
 
 /// The final answer of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, SubmitResult)]
@@ -64,7 +69,7 @@ fn real_tool_validator_findings_go_back_and_the_corrected_submit_commits() {
             Ok(if a.answer == "correct" {
                 vec![]
             } else {
-                vec![Finding::review("wrong-answer", "the answer is not correct")]
+                vec![Finding::new("wrong-answer", "the answer is not correct")]
             })
         }));
     let done = committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
@@ -162,10 +167,7 @@ fn real_tool_enum_outside_its_variants_is_a_payload_error_then_commits() {
     assert!(second.contains("failed to decode payload"), "{second}");
     assert!(second.contains("maybe"), "{second}");
     assert!(done.trace[0].recoverable());
-    assert!(matches!(
-        done.trace[1].status,
-        TraceStatus::Committed { .. }
-    ));
+    assert!(matches!(done.trace[1].status, GateStatus::Committed { .. }));
 }
 
 #[test]
@@ -201,7 +203,7 @@ fn real_tool_stringified_payload_with_closing_tags_commits() {
     let done = committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
     assert_eq!(done.response.answer, "ok");
     assert_eq!(model.requests().len(), 1);
-    assert_eq!(done.recovery, Some(Recovery::Stringified));
+    assert_eq!(done.recovery(), Some(RecoveryKind::Stringified));
 }
 
 /// An answer whose schema allows only yes or no, which serde alone does not enforce.
@@ -236,12 +238,12 @@ fn real_tool_builtin_schema_validator_rejects_maybe_then_commits_yes() {
     assert!(second.contains("schema:answer"), "{second}");
     assert!(second.contains("allowed values"), "{second}");
     assert!(second.contains("Result rejected"), "{second}");
-    assert!(matches!(done.trace[0].status, TraceStatus::Findings(1)));
+    assert!(matches!(done.trace[0].status, GateStatus::Findings(1)));
 }
 
 #[test]
 fn submit_tool_definition_carries_each_providers_exact_definition() {
-    use submit_result::agent::{Terminal, ToolDefinition};
+    use submit_result::agent::{executor::TerminalTool, tool::ToolDefinition};
     use submit_result::Provider;
 
     let tool = tool();
@@ -264,7 +266,7 @@ fn submit_tool_definition_carries_each_providers_exact_definition() {
     // The Anthropic-form fields stay as before.
     let claude = tool.definition(Provider::Claude);
     assert_eq!(sent.input_schema, claude["input_schema"]);
-    assert_eq!(Terminal::definition(&tool), sent);
+    assert_eq!(TerminalTool::definition(&tool), sent);
     // The per-provider definitions survive a serde round trip.
     let text = serde_json::to_string(&sent).unwrap();
     let back: ToolDefinition = serde_json::from_str(&text).unwrap();

@@ -13,9 +13,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    tool_hook_fn, turn_hook_fn, Agent, Chunk, FinishReason, Message, ModelError, ModelHook,
-    ModelNext, ModelRequest, ModelResponse, Part, Resume, Role, RunErrorKind, ScriptedModel,
-    SoftToolErrors, Tool, ToolContext, ToolError, ToolOutput,
+    hook::{tool_hook_fn, turn_hook_fn, ModelHook, ModelNext},
+    message::{Chunk, Message, Part, Role},
+    model::{FinishReason, ModelError, ModelRequest, ModelResponse, ScriptedModel},
+    run::{Agent, Resume, RunErrorKind, SoftToolErrors},
+    tool::{Tool, ToolContext, ToolError, ToolOutput},
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -520,7 +522,9 @@ fn a_failing_stream_callback_after_a_round_fails_the_run() {
             .tool(gablorken())
             .stream(|c| {
                 if c.role == Some(Role::Tool) {
-                    Err(submit_result::agent::StreamError("client gone".into()))
+                    Err(submit_result::agent::model::StreamError(
+                        "client gone".into(),
+                    ))
                 } else {
                     Ok(())
                 }
@@ -549,7 +553,7 @@ impl std::error::Error for QuotaError {}
 fn model_error_keeps_its_typed_source_through_the_run_error() {
     use std::error::Error as _;
 
-    let model = submit_result::agent::model_fn(|_| {
+    let model = submit_result::agent::model::model_fn(|_| {
         Err(ModelError::from_source(QuotaError {
             project: "atlas".into(),
         }))

@@ -16,11 +16,12 @@ use std::time::Duration;
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
-use submit_result::agent::mcp::rmcp;
-use submit_result::agent::mcp::{serve_stdio, McpError, McpServer};
+use submit_result::agent::mcp::{McpError, McpServer};
 use submit_result::agent::{
-    Agent, MediaSource, Message, Part, PartKind, Resume, RunErrorKind, ScriptedModel,
-    SoftToolErrors, ToolApproval, ToolCallDecision,
+    hook::{ToolApproval, ToolCallDecision},
+    message::{MediaSource, Message, Part, PartKind},
+    model::ScriptedModel,
+    run::{Agent, Resume, RunErrorKind, SoftToolErrors},
 };
 
 use rmcp::model::{
@@ -28,7 +29,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ResourceContents, ServerCapabilities, ServerConfig,
     Tool as McpTool,
 };
-use rmcp::RequestContext;
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 /// The variable that makes this binary an MCP server: `tests` (the server below) or `example`.
@@ -235,7 +236,7 @@ fn serving(server: &str) -> Command {
 #[test]
 fn serve_entry() {
     let served = match std::env::var(SERVE).as_deref() {
-        Ok("tests") => serve_stdio(TestServer::default()),
+        Ok("tests") => example::serve_stdio(TestServer::default()),
         Ok("example") => example::serve(),
         _ => return,
     };

@@ -10,9 +10,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    tool_hook_fn, Agent, FinishReason, Message, Part, PartKind, Resume, RunErrorKind,
-    ScriptedModel, SoftToolErrors, Tool, ToolApproval, ToolContext, ToolError, TypedTool,
-    TOOL_APPROVAL,
+    hook::{tool_hook_fn, ToolApproval, TOOL_APPROVAL},
+    message::{Message, Part, PartKind},
+    model::{FinishReason, ScriptedModel},
+    run::{Agent, Resume, RunErrorKind, SoftToolErrors},
+    tool::{Tool, ToolContext, ToolError, TypedTool},
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -99,7 +101,9 @@ fn an_empty_allowlist_holds_everything() {
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
 
-fn held_run(runs: &Arc<AtomicUsize>) -> (Agent, ScriptedModel, submit_result::agent::Response) {
+fn held_run(
+    runs: &Arc<AtomicUsize>,
+) -> (Agent, ScriptedModel, submit_result::agent::run::Response) {
     let model = ScriptedModel::new()
         .then_message(calls(&["delete"]))
         .then_text("done");

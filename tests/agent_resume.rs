@@ -9,8 +9,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    interrupt_as, Agent, Execution, Executor, FinishReason, Message, Part, PartKind, Resume, Role,
-    RunErrorKind, ScriptedModel, Tool, ToolContext, ToolError, TypedTool,
+    executor::{Execution, Executor},
+    message::{Message, Part, PartKind, Role},
+    model::{FinishReason, ScriptedModel},
+    run::{Agent, Resume, RunErrorKind},
+    tool::{interrupt_as, Tool, ToolContext, ToolError, TypedTool},
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -74,7 +77,7 @@ fn call(name: &str, reference: &str, input: Value) -> Part {
 
 fn interrupted_run(
     tool: &TypedTool<Transfer, Status, Confirmation>,
-) -> (Agent, ScriptedModel, submit_result::agent::Response) {
+) -> (Agent, ScriptedModel, submit_result::agent::run::Response) {
     let model = ScriptedModel::new()
         .then_message(vec![call("transfer", "t1", json!({"amount": 200}))])
         .then_text("finished");

@@ -9,8 +9,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    tool_hook_fn, Agent, Message, Part, Response, Resume, RunErrorKind, ScriptedModel, ToolContext,
-    ToolError, ToolHook, TypedTool,
+    hook::{tool_hook_fn, ToolHook},
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::{Agent, Response, Resume, RunErrorKind},
+    tool::{ToolContext, ToolError, TypedTool},
 };
 
 type Log = Arc<Mutex<Vec<&'static str>>>;

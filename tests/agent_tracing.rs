@@ -11,7 +11,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use submit_result::agent::{
-    Agent, Message, Part, ScriptedModel, Tool, ToolApproval, ToolContext, ToolError,
+    hook::ToolApproval,
+    message::{Message, Part},
+    model::ScriptedModel,
+    run::Agent,
+    tool::{Tool, ToolContext, ToolError},
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -98,7 +102,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Events {
 
 #[test]
 fn the_loops_events_name_the_cause_of_a_rejection_and_the_recoveries_of_a_commit() {
-    use submit_result::agent::Executor;
+    use submit_result::agent::executor::Executor;
     use submit_result::{Options, SubmitTool};
     use tracing_subscriber::layer::SubscriberExt;
 

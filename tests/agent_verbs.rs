@@ -9,8 +9,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::{
-    Agent, Chunk, Message, Part, PartKind, Resume, Role, ScriptedModel, Tool, ToolContext,
-    ToolError, ToolOutput, TypedTool,
+    message::{Chunk, Message, Part, PartKind, Role},
+    model::ScriptedModel,
+    run::{Agent, Resume},
+    tool::{Tool, ToolContext, ToolError, ToolOutput, TypedTool},
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -268,11 +270,7 @@ fn attach_skips_none_and_keeps_the_output() {
 fn attached_parts_land_after_returned_content() {
     let tool = Tool::multipart("chart", "", |ctx: ToolContext, _: Empty| async move {
         ctx.attach_parts([Part::text("annotation")]);
-        Ok(ToolOutput {
-            output: None,
-            content: vec![Part::text("chart")],
-            metadata: None,
-        })
+        Ok(ToolOutput::default().with_content(vec![Part::text("chart")]))
     });
     let out = block_on(tool.call(json!({}))).unwrap();
     let texts: Vec<_> = out.content.iter().filter_map(Part::as_text).collect();

@@ -86,7 +86,7 @@ fn chat_tool_calls_built_with_async_openai_types_are_recovered_exactly() {
             "{name}"
         );
         assert_eq!(accepted.reasoning, "r", "{name}");
-        assert_eq!(accepted.recovery, recovery, "{name}");
+        assert_eq!(accepted.recovery(), recovery, "{name}");
         let reply = tool.openai_chat_reply(&chat_call(&arguments), &outcome);
         assert_eq!(reply.tool_call_id, "call_abc");
         assert_eq!(
@@ -113,7 +113,7 @@ fn responses_function_calls_built_with_async_openai_types_are_recovered_exactly(
             },
             "{name}"
         );
-        assert_eq!(accepted.recovery, recovery, "{name}");
+        assert_eq!(accepted.recovery(), recovery, "{name}");
         let reply = tool.openai_response_reply(&response_call(&arguments), &outcome);
         assert_eq!(reply.call_id.as_deref(), Some("call_abc"));
     }

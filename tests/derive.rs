@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use submit_result::{Metadata, Options, SubmitResult};
+use submit_result::{Metadata, Options, SubmitResult, SubmitTool};
 
 #[test]
 fn attribute_spelling_sets_every_key() {
@@ -147,13 +147,10 @@ fn absent_keys_leave_the_defaults() {
 
     assert_eq!(Plain::metadata(), Metadata::EMPTY);
     assert_eq!(Empty::metadata(), Metadata::EMPTY);
-    let options = Options::for_response::<Plain>();
-    assert_eq!(options.get_tool_name(), "submit_result");
-    assert_eq!(options.get_payload_field_name(), "result");
-    assert_eq!(
-        options.get_payload_description(),
-        "Structured result payload."
-    );
+    let tool = SubmitTool::<Plain>::new(Options::for_response::<Plain>()).unwrap();
+    assert_eq!(tool.name(), "submit_result");
+    assert_eq!(tool.payload_field(), "result");
+    assert_eq!(tool.payload_description(), "Structured result payload.");
 }
 
 #[test]
@@ -330,11 +327,8 @@ fn options_for_response_read_the_derived_metadata() {
         _severity: u8,
     }
 
-    let options = Options::for_response::<Triage>();
-    assert_eq!(options.get_tool_name(), "submit_triage");
-    assert_eq!(options.get_payload_field_name(), "triage");
-    assert_eq!(
-        options.get_payload_description(),
-        "Severity, owner and next step."
-    );
+    let tool = SubmitTool::<Triage>::new(Options::for_response::<Triage>()).unwrap();
+    assert_eq!(tool.name(), "submit_triage");
+    assert_eq!(tool.payload_field(), "triage");
+    assert_eq!(tool.payload_description(), "Severity, owner and next step.");
 }

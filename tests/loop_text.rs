@@ -18,8 +18,11 @@ use futures::executor::block_on;
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
 use submit_result::agent::{
-    Agent, Execution, Executor, Message, ModelResponse, Part, Role, ScriptedModel, Tool,
-    ToolContext, ToolError, TraceStatus,
+    executor::{Execution, Executor, GateStatus},
+    message::{Message, Part, Role},
+    model::{ModelResponse, ScriptedModel},
+    run::Agent,
+    tool::{Tool, ToolContext, ToolError},
 };
 use submit_result::{Options, Provider, SubmitTool, TextFormat};
 
@@ -120,7 +123,7 @@ fn a_malformed_text_call_is_answered_with_the_hint_in_the_message_that_names_the
         assert!(asked.ends_with(
             "To finish, call the submit_result tool now with your complete, final result."
         ));
-        let TraceStatus::Rejected(error) = &done.trace[0].status else {
+        let GateStatus::Rejected(error) = &done.trace[0].status else {
             panic!("{provider}: {:?}", done.trace);
         };
         assert_eq!(

@@ -20,8 +20,11 @@ use futures::executor::block_on;
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
 use submit_result::agent::{
-    Agent, Committed, Execution, Executor, Message, ModelRequest, ModelResponse, Part,
-    ScriptedModel, Terminal, ToolChoice, ToolDefinition, TraceStatus,
+    executor::{Committed, Execution, Executor, GateStatus, TerminalTool},
+    message::{Message, Part},
+    model::{ModelRequest, ModelResponse, ScriptedModel, ToolChoice},
+    run::Agent,
+    tool::ToolDefinition,
 };
 use submit_result::{
     Arguments, ErrorClass, Options, Outcome, ParameterCause, Provider, RecoveryKind, StopReason,
@@ -314,21 +317,21 @@ impl Recorder {
     }
 }
 
-impl Terminal<Summary> for Recorder {
+impl TerminalTool<Summary> for Recorder {
     fn name(&self) -> &str {
-        Terminal::name(&self.tool)
+        TerminalTool::name(&self.tool)
     }
 
     fn definition(&self) -> ToolDefinition {
-        Terminal::definition(&self.tool)
+        TerminalTool::definition(&self.tool)
     }
 
     fn payload_schema(&self) -> Value {
-        Terminal::payload_schema(&self.tool)
+        TerminalTool::payload_schema(&self.tool)
     }
 
     fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Summary> {
-        let outcome = Terminal::handle(&self.tool, arguments, end);
+        let outcome = TerminalTool::handle(&self.tool, arguments, end);
         self.outcomes
             .lock()
             .unwrap()
@@ -607,17 +610,17 @@ fn an_empty_input_cut_at_max_tokens_is_truncated_not_missing_a_parameter() {
 }
 
 /// An agent with a `lookup` tool around `model`, whose submit tool records its outcomes.
-fn agent_with_lookup(model: impl submit_result::agent::Model + 'static) -> Agent {
+fn agent_with_lookup(model: impl submit_result::agent::model::Model + 'static) -> Agent {
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Lookup {
         #[allow(dead_code, reason = "read by the model, not by the test")]
         city: String,
     }
-    Agent::new(model).tool(submit_result::agent::Tool::new(
+    Agent::new(model).tool(submit_result::agent::tool::Tool::new(
         "lookup",
         "Looks a city up.",
-        |_ctx: submit_result::agent::ToolContext, _input: Lookup| async move {
-            Ok::<_, submit_result::agent::ToolError>(json!({"population": 2102650}))
+        |_ctx: submit_result::agent::tool::ToolContext, _input: Lookup| async move {
+            Ok::<_, submit_result::agent::tool::ToolError>(json!({"population": 2102650}))
         },
     ))
 }
@@ -660,7 +663,7 @@ fn only_the_last_call_of_a_cut_turn_is_truncated() {
 /// user message asks for it now), when it submits.
 fn lookup_until_forced(
     request: ModelRequest,
-) -> Result<ModelResponse, submit_result::agent::ModelError> {
+) -> Result<ModelResponse, submit_result::agent::model::ModelError> {
     let forced = request.tool_choice == ToolChoice::Tool("submit_result".into());
     let asked = request
         .messages
@@ -677,7 +680,7 @@ fn lookup_until_forced(
 #[test]
 fn a_run_out_of_turns_commits_the_forced_submit_marked_forced() {
     let executor = Executor::new(
-        agent_with_lookup(submit_result::agent::model_fn(lookup_until_forced)).max_turns(3),
+        agent_with_lookup(submit_result::agent::model::model_fn(lookup_until_forced)).max_turns(3),
         tool(),
     )
     .unwrap();
@@ -689,7 +692,7 @@ fn a_run_out_of_turns_commits_the_forced_submit_marked_forced() {
     assert!(done.forced_by_budget);
     assert!(matches!(
         done.trace.last().map(|r| &r.status),
-        Some(TraceStatus::Committed {
+        Some(GateStatus::Committed {
             forced_by_budget: true,
             ..
         })
@@ -781,7 +784,7 @@ fn where_forcing_is_refused_the_last_turn_asks_for_the_submit_in_a_user_message(
     let last = &requests[1];
     assert_eq!(last.tool_choice, ToolChoice::Auto);
     let asked = last.messages.last().unwrap();
-    assert_eq!(asked.role, submit_result::agent::Role::User);
+    assert_eq!(asked.role, submit_result::agent::message::Role::User);
     assert_eq!(
         asked.text(),
         "This is the last turn of the run: no more tool calls will run after it. Call the \
@@ -826,7 +829,7 @@ fn a_rejected_terminal_call_is_traced_with_its_class_cause_and_message() {
     .unwrap()
     .committed()
     .unwrap();
-    let TraceStatus::Rejected(error) = &done.trace[0].status else {
+    let GateStatus::Rejected(error) = &done.trace[0].status else {
         panic!("{:?}", done.trace[0]);
     };
     assert_eq!(error.class(), ErrorClass::Parameter);
@@ -839,7 +842,7 @@ fn a_rejected_terminal_call_is_traced_with_its_class_cause_and_message() {
         serde_json::to_value(&done.recoveries).unwrap(),
         json!([{"kind": RecoveryKind::TrailingClosers.as_str(), "parameters": []}])
     );
-    let TraceStatus::Committed { recoveries, .. } = &done.trace[1].status else {
+    let GateStatus::Committed { recoveries, .. } = &done.trace[1].status else {
         panic!("{:?}", done.trace[1]);
     };
     assert_eq!(recoveries, &done.recoveries);
@@ -869,18 +872,18 @@ fn stand_in(name: &str, schema: Value) -> SubmitTool<Value> {
 fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelResponse) -> Vec<Value> {
     let outcomes = Arc::new(Mutex::new(Vec::new()));
     struct Recording(SubmitTool<Value>, Arc<Mutex<Vec<Value>>>);
-    impl Terminal<Value> for Recording {
+    impl TerminalTool<Value> for Recording {
         fn name(&self) -> &str {
-            Terminal::name(&self.0)
+            TerminalTool::name(&self.0)
         }
         fn definition(&self) -> ToolDefinition {
-            Terminal::definition(&self.0)
+            TerminalTool::definition(&self.0)
         }
         fn payload_schema(&self) -> Value {
-            Terminal::payload_schema(&self.0)
+            TerminalTool::payload_schema(&self.0)
         }
         fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Value> {
-            let outcome = Terminal::handle(&self.0, arguments, end);
+            let outcome = TerminalTool::handle(&self.0, arguments, end);
             self.1
                 .lock()
                 .unwrap()
@@ -890,11 +893,11 @@ fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelRespon
     }
     let mut agent = Agent::new(ScriptedModel::new().then(response));
     for name in others {
-        agent = agent.tool(submit_result::agent::Tool::new(
+        agent = agent.tool(submit_result::agent::tool::Tool::new(
             *name,
             "A recorded tool.",
-            |_ctx: submit_result::agent::ToolContext, _input: Value| async move {
-                Ok::<_, submit_result::agent::ToolError>(json!({}))
+            |_ctx: submit_result::agent::tool::ToolContext, _input: Value| async move {
+                Ok::<_, submit_result::agent::tool::ToolError>(json!({}))
             },
         ));
     }
@@ -914,7 +917,7 @@ fn a_recorded_anthropic_call_answered_as_an_empty_input_at_max_tokens_is_truncat
     let response = Claude::new("m").decode_body(body.as_bytes()).unwrap();
     assert_eq!(
         response.finish_reason,
-        submit_result::agent::FinishReason::Length
+        submit_result::agent::model::FinishReason::Length
     );
     let schema = recording[0]["body"]["tools"][1]["input_schema"].clone();
     let outcomes = gate_outcomes(
@@ -995,7 +998,7 @@ fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
             .unwrap();
         assert_eq!(
             response.finish_reason,
-            submit_result::agent::FinishReason::Length
+            submit_result::agent::model::FinishReason::Length
         );
         let call = response.message.tool_requests().next().unwrap().clone();
         let text = call
@@ -1020,7 +1023,10 @@ fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
 /// sent, not on a value decoded from it.
 #[test]
 fn argument_text_survives_a_resume_from_stored_json() {
-    use submit_result::agent::{Resume, Tool, ToolContext, ToolError};
+    use submit_result::agent::{
+        run::Resume,
+        tool::{Tool, ToolContext, ToolError},
+    };
     let model = ScriptedModel::new()
         .then_message(vec![
             Part::tool_request("approve", Some("a".into()), json!({})),
@@ -1051,7 +1057,7 @@ fn argument_text_survives_a_resume_from_stored_json() {
         .unwrap()
         .committed()
         .expect("the next submit commits");
-    let TraceStatus::Rejected(error) = &done.trace[0].status else {
+    let GateStatus::Rejected(error) = &done.trace[0].status else {
         panic!("{:?}", done.trace);
     };
     assert_eq!(

@@ -65,25 +65,12 @@ fn defaults_apply_to_empty_strings() {
     let tool = build(options).unwrap();
     assert_eq!(tool.name(), "submit_result");
     assert_eq!(tool.payload_field(), "result");
-    let built = tool.options();
-    assert_eq!(
-        built.get_tool_name(),
-        submit_result::Options::new().get_tool_name()
-    );
-    assert_eq!(
-        built.get_success_message(),
-        "Result submitted successfully."
-    );
-    assert_eq!(
-        built.get_payload_description(),
-        "Structured result payload."
-    );
-    assert!(built
-        .get_description()
-        .starts_with("Submit the final result"));
+    assert_eq!(tool.success_message(), "Result submitted successfully.");
+    assert_eq!(tool.payload_description(), "Structured result payload.");
+    assert!(tool.description().starts_with("Submit the final result"));
     let definition = tool.definition(Provider::Claude);
     assert_eq!(definition["name"], "submit_result");
-    assert_eq!(definition["description"], built.get_description());
+    assert_eq!(definition["description"], tool.description());
     assert_eq!(
         definition["input_schema"]["properties"]["result"]["description"],
         "Structured result payload."
@@ -108,7 +95,7 @@ fn options_set_are_kept_by_the_built_tool() {
         definition["parameters"]["properties"]["plan"]["description"],
         "The plan."
     );
-    assert_eq!(tool.options().get_success_message(), "Plan recorded.");
+    assert_eq!(tool.success_message(), "Plan recorded.");
 }
 
 #[test]

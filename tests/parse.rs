@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use submit_result::{
-    Arguments, ErrorClass, Options, Outcome, ParameterCause, Provider, Recovery, SubmitError,
+    Arguments, ErrorClass, Options, Outcome, ParameterCause, Provider, RecoveryKind, SubmitError,
     SubmitTool,
 };
 
@@ -56,7 +56,7 @@ fn clean_call_is_accepted_in_every_provider() {
         let accepted = outcome.into_result().unwrap();
         assert_eq!(accepted.response, all_good());
         assert_eq!(accepted.reasoning, "done");
-        assert_eq!(accepted.recovery, None);
+        assert_eq!(accepted.recovery(), None);
         assert_eq!(
             accepted.tool_result,
             json!({"success": true, "message": "Result submitted successfully."})
@@ -70,7 +70,7 @@ fn stringified_payload_followed_by_closing_tokens_is_recovered() {
     for outcome in each(&tool(), json!({"reasoning": "done", "analysis": payload})) {
         let accepted = outcome.into_result().unwrap();
         assert_eq!(accepted.response, all_good());
-        assert_eq!(accepted.recovery, Some(Recovery::Stringified));
+        assert_eq!(accepted.recovery(), Some(RecoveryKind::Stringified));
     }
 }
 
@@ -81,7 +81,7 @@ fn payload_written_after_an_opener_in_reasoning_is_recovered() {
         let accepted = outcome.into_result().unwrap();
         assert_eq!(accepted.response, all_good());
         assert_eq!(accepted.reasoning, "The log shows it.");
-        assert_eq!(accepted.recovery, Some(Recovery::ReasoningOpener));
+        assert_eq!(accepted.recovery(), Some(RecoveryKind::ReasoningOpener));
     }
 }
 
@@ -91,7 +91,7 @@ fn payload_written_as_a_json_member_in_reasoning_is_recovered() {
     for outcome in each(&tool(), json!({ "reasoning": reasoning, "analysis": null })) {
         let accepted = outcome.into_result().unwrap();
         assert_eq!(accepted.reasoning, "The log shows it.");
-        assert_eq!(accepted.recovery, Some(Recovery::ReasoningMember));
+        assert_eq!(accepted.recovery(), Some(RecoveryKind::ReasoningMember));
     }
 }
 

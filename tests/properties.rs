@@ -2,7 +2,7 @@
 //! exactly from every accepted shape, and nothing but closing tokens may follow them.
 
 use submit_result::{
-    Metadata, Options, Outcome, ParameterCause, Provider, Recovery, RecoveryKind, SubmitTool,
+    Metadata, Options, Outcome, ParameterCause, Provider, RecoveryKind, SubmitTool,
 };
 
 /// A tool whose payload `analysis` is any JSON object.

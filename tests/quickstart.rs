@@ -1,6 +1,6 @@
 //! The quickstart (the README's main job) runs, and each of its sample calls ends as it says.
 
-use submit_result::{Outcome, ParameterCause, Recovery};
+use submit_result::{Outcome, ParameterCause, RecoveryKind};
 
 #[path = "../examples/quickstart.rs"]
 #[allow(clippy::module_inception, reason = "the module is the example")]
@@ -20,7 +20,7 @@ fn quickstart_samples_show_a_clean_call_each_recovery_and_a_decline() {
             |(what, provider, call)| match tool.handle(provider, &call) {
                 Outcome::Accepted(accepted) => (
                     what,
-                    Ok(accepted.recovery),
+                    Ok(accepted.recovery()),
                     accepted
                         .recoveries
                         .iter()
@@ -38,12 +38,12 @@ fn quickstart_samples_show_a_clean_call_each_recovery_and_a_decline() {
             ("a clean call", Ok(None), vec![]),
             (
                 "the payload JSON-encoded into a string, closed with stray tags",
-                Ok(Some(Recovery::Stringified)),
+                Ok(Some(RecoveryKind::Stringified)),
                 vec!["stringified"],
             ),
             (
                 "the payload written inside the reasoning",
-                Ok(Some(Recovery::ReasoningOpener)),
+                Ok(Some(RecoveryKind::ReasoningOpener)),
                 vec!["reasoning_opener"],
             ),
             (

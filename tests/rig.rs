@@ -13,9 +13,9 @@ use rig_agent::tool::{RegisteredTool, ToolSet};
 use rig_core::tool::{ToolContext, ToolErrorKind, ToolResult};
 use serde_json::{json, Value};
 use submit_cases::{payload_mistakes, real_cases};
-use submit_result::agent::{validator_fn, Finding};
+use submit_result::agent::executor::{validator_fn, Finding};
 use submit_result::rig::{RigAccepted, RigSubmitTool};
-use submit_result::{Arguments, Options, ParameterCause, Provider, Recovery, SubmitTool};
+use submit_result::{Arguments, Options, ParameterCause, Provider, RecoveryKind, SubmitTool};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 struct Analysis {
@@ -89,7 +89,7 @@ fn rig_dispatch_of_a_clean_and_each_damaged_submit_hands_over_the_typed_response
             "{name}"
         );
         assert_eq!(committed.reasoning, "r", "{name}");
-        assert_eq!(committed.recovery, recovery, "{name}");
+        assert_eq!(committed.recovery(), recovery, "{name}");
         assert!(accepted.take().is_none(), "{name}: taken once");
     }
 }
@@ -135,7 +135,7 @@ fn rig_dispatch_rejects_a_submit_the_validators_find_fault_with_then_commits_the
         |answer: &Analysis, _reasoning: &str| {
             Ok(
                 if answer.summary.trim().is_empty() || answer.summary == "TODO" {
-                    vec![Finding::review(
+                    vec![Finding::new(
                         "summary",
                         "the summary is a placeholder: write what the logs show",
                     )]
@@ -283,7 +283,7 @@ fn a_rig_agent_ends_with_the_recovered_submit_and_spends_no_model_call_after_it(
             population: 2_102_650
         }
     );
-    assert_eq!(committed.recovery, Some(Recovery::Stringified));
+    assert_eq!(committed.recovery(), Some(RecoveryKind::Stringified));
     assert_eq!(http.requests().len(), 1);
     assert_eq!(http.remaining_responses(), 1);
     // rig sent the tool's own definition.

@@ -1,6 +1,13 @@
 //! The tag grammar at run time: `Options::from_tag` and `Metadata::from_tag`.
 
-use submit_result::{BuildError, Metadata, MetadataError, MetadataKey, Options};
+use serde_json::{json, Value};
+use submit_result::{BuildError, Metadata, MetadataError, MetadataKey, Options, SubmitTool};
+
+/// The tool built from a tag, for what it answers of its options.
+fn tool(tag: &str) -> SubmitTool<Value> {
+    let schema = json!({"type": "object", "properties": {"x": {"type": "string"}}});
+    SubmitTool::from_json_schema(schema, Options::from_tag(tag).unwrap()).unwrap()
+}
 
 fn errors(tag: &str) -> Vec<MetadataError> {
     match Metadata::from_tag(tag) {
@@ -11,11 +18,8 @@ fn errors(tag: &str) -> Vec<MetadataError> {
 
 #[test]
 fn escaped_comma_is_a_literal_comma() {
-    let options = Options::from_tag("payloadDescription=Escalate\\, block\\, or approve.").unwrap();
-    assert_eq!(
-        options.get_payload_description(),
-        "Escalate, block, or approve."
-    );
+    let tool = tool("payloadDescription=Escalate\\, block\\, or approve.");
+    assert_eq!(tool.payload_description(), "Escalate, block, or approve.");
 }
 
 #[test]
@@ -39,24 +43,24 @@ fn double_backslash_before_comma_is_backslash_then_escaped_comma() {
 
 #[test]
 fn value_may_contain_equals() {
-    let options = Options::from_tag("description=Use x=1 and y=2.").unwrap();
-    assert_eq!(options.get_description(), "Use x=1 and y=2.");
+    let tool = tool("description=Use x=1 and y=2.");
+    assert_eq!(tool.description(), "Use x=1 and y=2.");
 }
 
 #[test]
 fn keys_are_case_insensitive() {
-    let options = Options::from_tag("NAME=submit_a,PayLoad=out,FLAT,OmitReasoning=TRUE").unwrap();
-    assert_eq!(options.get_tool_name(), "submit_a");
-    assert_eq!(options.get_payload_field_name(), "out");
-    assert!(options.get_flat_payload());
-    assert!(options.get_omit_reasoning());
+    let tool = tool("NAME=submit_a,PayLoad=out,FLAT,OmitReasoning=TRUE");
+    assert_eq!(tool.name(), "submit_a");
+    assert_eq!(tool.payload_field(), "out");
+    assert!(tool.is_flat());
+    assert!(tool.omits_reasoning());
 }
 
 #[test]
 fn parts_and_values_are_trimmed() {
-    let options = Options::from_tag("  name =  submit_a  ,  success = Done. ").unwrap();
-    assert_eq!(options.get_tool_name(), "submit_a");
-    assert_eq!(options.get_success_message(), "Done.");
+    let tool = tool("  name =  submit_a  ,  success = Done. ");
+    assert_eq!(tool.name(), "submit_a");
+    assert_eq!(tool.success_message(), "Done.");
 }
 
 #[test]

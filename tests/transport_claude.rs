@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, TransportError};
 
 use server::{array_at, ensure, fail, str_at, Recorded, Reply, Server};
-use submit_result::agent::{ModelError, RunErrorKind};
+use submit_result::agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 /// Checks a request against the documented Messages API shape.

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use submit_result::agent::transport::{Gemini, TransportError};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use submit_result::agent::{ModelError, RunErrorKind};
+use submit_result::agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 const PART_KINDS: [&str; 5] = [
@@ -251,15 +251,12 @@ fn malformed_sse_stream_is_rejected_with_a_clear_error() {
 #[test]
 fn forced_tool_choice_is_mode_any_with_the_allowed_name() {
     let mut r = request();
-    r.tools = vec![submit_result::agent::ToolDefinition {
-        name: "submit_result".into(),
-        description: "Submit.".into(),
-        input_schema: json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
-        output_schema: None,
-        resume_schema: None,
-        wire: None,
-    }];
-    r.tool_choice = submit_result::agent::ToolChoice::Tool("submit_result".into());
+    r.tools = vec![submit_result::agent::tool::ToolDefinition::new(
+        "submit_result",
+        "Submit.",
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+    )];
+    r.tool_choice = submit_result::agent::model::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r).unwrap();
     assert_eq!(
         body["toolConfig"],

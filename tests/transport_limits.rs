@@ -15,7 +15,7 @@ use crate::transport::server;
 use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, MAX_EVENT_BYTES,
 };
-use submit_result::agent::{Agent, Message};
+use submit_result::agent::{message::Message, run::Agent};
 
 use crate::support::counting_alloc;
 

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use submit_result::agent::transport::{OpenAiResponses, TransportError};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use submit_result::agent::{ModelError, RunErrorKind};
+use submit_result::agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 /// Checks a request against the documented Responses API shape.
@@ -165,7 +165,7 @@ fn streamed_run_assembles_the_same_responses_and_sends_chunks() {
         .iter()
         .flat_map(|c| c.content.iter())
         .filter_map(|p| match &p.kind {
-            submit_result::agent::PartKind::Reasoning(r) => Some(r.as_str()),
+            submit_result::agent::message::PartKind::Reasoning(r) => Some(r.as_str()),
             _ => None,
         })
         .collect();
@@ -252,15 +252,12 @@ fn malformed_sse_stream_is_rejected_with_a_clear_error() {
 #[test]
 fn forced_tool_choice_is_sent_as_a_named_function() {
     let mut r = request();
-    r.tools = vec![submit_result::agent::ToolDefinition {
-        name: "submit_result".into(),
-        description: "Submit.".into(),
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
-        resume_schema: None,
-        wire: None,
-    }];
-    r.tool_choice = submit_result::agent::ToolChoice::Tool("submit_result".into());
+    r.tools = vec![submit_result::agent::tool::ToolDefinition::new(
+        "submit_result",
+        "Submit.",
+        json!({"type": "object"}),
+    )];
+    r.tool_choice = submit_result::agent::model::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
     assert_eq!(
         body["tool_choice"],

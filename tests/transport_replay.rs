@@ -24,7 +24,8 @@ use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, Retry, TransportError,
 };
 use submit_result::agent::{
-    Chunk, Message, ModelError, ModelRequest, ModelResponse, Part, Role, ToolChoice,
+    message::{Chunk, Message, Part, Role},
+    model::{ModelError, ModelRequest, ModelResponse},
 };
 
 use replay::{differences, load, parsed, recorded, Exchange, Replayed, Wire};
@@ -603,11 +604,7 @@ fn follow_ups(wire: Wire, file: &str) -> Vec<Vec<String>> {
         } else if let Some(text) = next_user_text(wire, &recorded_body) {
             messages.push(Message::user(text));
         }
-        let request = ModelRequest {
-            messages: messages.iter().cloned().map(Into::into).collect(),
-            tools: vec![],
-            tool_choice: ToolChoice::Auto,
-        };
+        let request = ModelRequest::new(messages.iter().cloned());
         let stream = recorded_body["stream"] == true;
         let ours = body_for(wire, &model, &request, stream);
         out.push(differences(
@@ -778,11 +775,7 @@ fn responses_reasoning_follow_up_sends_item_ids() {
 /// A stateless transport (`store: false`) asks for the encrypted reasoning it must send back.
 #[test]
 fn responses_stateless_requests_include_encrypted_reasoning() {
-    let request = ModelRequest {
-        messages: vec![Message::user("hi").into()],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    };
+    let request = ModelRequest::new(vec![Message::user("hi")]);
     let stateless = OpenAiResponses::new("gpt-5")
         .store(false)
         .request_body(&request, false)
@@ -804,14 +797,10 @@ fn responses_summary_parts_go_back_as_they_came() {
     );
     let answered = exchanges[0].json();
     let response = call(Wire::Responses, "gpt-5", vec![exchanges[0].reply()], false);
-    let request = ModelRequest {
-        messages: vec![
-            Message::user("q").into(),
-            response.response().message.clone().into(),
-        ],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    };
+    let request = ModelRequest::new(vec![
+        Message::user("q"),
+        response.response().message.clone(),
+    ]);
     let body = OpenAiResponses::new("gpt-5")
         .request_body(&request, false)
         .unwrap();
@@ -886,14 +875,7 @@ fn responses_failed_event_keeps_its_message() {
 /// (the API answers `{"text": ""}` 200 and `"contents": []` 400).
 #[test]
 fn gemini_empty_user_text_keeps_the_turn() {
-    let request = ModelRequest {
-        messages: vec![
-            Message::system("Be brief.").into(),
-            Message::user("").into(),
-        ],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    };
+    let request = ModelRequest::new(vec![Message::system("Be brief."), Message::user("")]);
     let body = Gemini::new("gemini-2.5-flash")
         .request_body(&request)
         .unwrap();
@@ -915,31 +897,22 @@ fn gemini_function_call_turn_never_opens_the_conversation() {
         false,
     );
     let call_part = response.response().message.clone();
-    let request = ModelRequest {
-        messages: vec![
-            Message::system("Be brief.").into(),
-            Message::user("").into(),
-            call_part.clone().into(),
-            Message::new(
-                Role::Tool,
-                vec![Part::tool_response("weather", None, Some(json!("sunny")))],
-            )
-            .into(),
-        ],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    };
+    let request = ModelRequest::new(vec![
+        Message::system("Be brief."),
+        Message::user(""),
+        call_part.clone(),
+        Message::new(
+            Role::Tool,
+            vec![Part::tool_response("weather", None, Some(json!("sunny")))],
+        ),
+    ]);
     let body = Gemini::new("gemini-3-pro-preview")
         .request_body(&request)
         .unwrap();
     assert_eq!(body["contents"][0]["role"], "user");
     assert_eq!(body["contents"][1]["role"], "model");
     // Even a history that lost its user turn opens with one.
-    let request = ModelRequest {
-        messages: vec![call_part.into()],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    };
+    let request = ModelRequest::new(vec![call_part]);
     let body = Gemini::new("gemini-3-pro-preview")
         .request_body(&request)
         .unwrap();

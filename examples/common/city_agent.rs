@@ -4,7 +4,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use submit_result::agent::{
-    Agent, Execution, Executor, Message, Model, Tool, ToolContext, ToolError,
+    executor::{Execution, Executor},
+    message::Message,
+    model::Model,
+    run::Agent,
+    tool::{Tool, ToolContext, ToolError},
 };
 use submit_result::{Options, SubmitTool};
 

@@ -1,7 +1,7 @@
 //! Prints a conversation a line a part, as the examples show it.
 
 use serde_json::Value;
-use submit_result::agent::{Message, PartKind, Role};
+use submit_result::agent::message::{Message, PartKind, Role};
 
 /// Prints `messages` under `title`: each part on its own line, after its role; a held call
 /// shows what holds it.

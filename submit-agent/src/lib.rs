@@ -1,5 +1,5 @@
-//! The tool loop: tools and their context, hooks, interrupts and resume, streaming, and the
-//! executor that gates a terminal submit through result validators.
+//! The tool loop: an agent runs a model and its tools until the model stops calling them, and
+//! an executor ends the run with the first terminal submit that passes its gate.
 //!
 //! The loop is runtime-agnostic: models, tools, hooks and validators are `async`, and
 //! concurrency uses `futures` only. Tools are typed at the edges and exchange JSON inside.
@@ -8,7 +8,7 @@
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //! use serde_json::json;
-//! use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+//! use submit_agent::prelude::*;
 //!
 //! #[derive(Deserialize, JsonSchema)]
 //! struct Weather { city: String }
@@ -24,53 +24,70 @@
 //! assert_eq!(response.text(), "Sunny in Paris.");
 //! ```
 //!
-//! # Layers
+//! # Modules
 //!
-//! Read bottom to top: each file uses only the ones listed before it.
+//! [`prelude`] holds what a typical agent needs; everything else is in a module by concept.
 //!
-//! 1. `message/`: the data: `part.rs` messages, parts and interrupt state (a tool request keeps
-//!    its argument text as the model sent it); `chunk.rs` what a stream delivers; `wire.rs`
-//!    their JSON form.
-//! 2. `definition.rs`: a tool's definition as a model sees it.
-//! 3. `stream.rs`: chunks on their way to the caller's sink.
-//! 4. `model.rs`: the model seam: requests, answers, the scripted model.
-//! 5. `response.rs`: what a run returns, and how a turn ended.
-//! 6. `error.rs`: tool and run errors (a run error carries the partial [`Response`]).
-//! 7. `schema.rs`: input, output and resume schemas checked on values.
-//! 8. `context.rs`: a call's context: attach, fail, interrupt, resume data, send chunks.
-//! 9. `tool.rs`: typed tools and their outputs.
-//! 10. `hook.rs`: tool, turn and model hooks, and the chain a call runs through.
-//! 11. `run/`: the loop: `call.rs` one call and the terminal gate's seam, `turn.rs` turns and
-//!     rounds, `resume.rs` resuming, `agent.rs` the options and the start of a run.
-//! 12. `validator.rs`, then `executor.rs`: result validators and their findings; the terminal
-//!     submit gated through them.
-//! 13. `middleware.rs`: soft tool errors and tool approval, built on hooks and the agent's
-//!     options; the loop never names them.
-//! 14. `runtime.rs`, then `mcp.rs` (feature `mcp`) and `transport/` (one feature per
-//!     provider): `wire.rs`, `sse.rs`, `http.rs`, then `client.rs` (the one transport over
-//!     any provider's `Api`), under one file per provider (its `Api`: request, answer, stream).
+//! - [`run`]: the loop. [`Agent`](run::Agent) (a model, tools, hooks, limits), the
+//!   [`Response`](run::Response) a run returns, the [`RunError`](run::RunError) that stops
+//!   one, [`Resume`](run::Resume) to answer a paused run's interrupts, and
+//!   [`SoftToolErrors`](run::SoftToolErrors).
+//! - [`tool`]: tools and their context. [`Tool`](tool::Tool) and
+//!   [`TypedTool`](tool::TypedTool), the per-call [`ToolContext`](tool::ToolContext), the
+//!   [`ToolError`](tool::ToolError) a call ends with, and the
+//!   [`ToolDefinition`](tool::ToolDefinition) a model sees.
+//! - [`hook`]: code around each tool call, turn and model call, and the shipped
+//!   [`ToolApproval`](hook::ToolApproval) hook.
+//! - [`message`]: messages, their parts, and the chunks a stream delivers.
+//! - [`model`]: the [`Model`](model::Model) trait, its requests and responses, streaming, and
+//!   the [`ScriptedModel`](model::ScriptedModel).
+//! - [`executor`]: the loop with a terminal tool. The [`Executor`](executor::Executor), the
+//!   [`TerminalTool`](executor::TerminalTool) it gates, result validators and their findings,
+//!   and the record of each terminal call.
+//! - `transport` (one feature per provider: `claude`, `gemini`, `openai-chat`,
+//!   `openai-responses`): the model trait over each provider's HTTP API.
+//! - `mcp` (feature `mcp`): an MCP server's tools as agent tools.
+//! - [`rules`]: the rules of the loop, written for users: turns, tools, hooks, interrupts,
+//!   stop reasons, the budget and the executor's gate.
+//!
+//! # Files
+//!
+//! - `run/`: `agent.rs` the agent and the start of a run; `turn.rs` turns and tool rounds;
+//!   `call.rs` one call through the hooks, and the seam the executor's gate plugs into;
+//!   `wrapper.rs` the `multi_tool_use.parallel` call; `resume.rs` resuming; `response.rs`,
+//!   `error.rs` and `soft_errors.rs` what a run returns, what stops it, and soft errors.
+//! - `tool/`: `mod.rs` tools and typed tools; `context.rs` the per-call context and state;
+//!   `error.rs` tool errors; `definition.rs` definitions and their per-provider form.
+//! - `hook/`: `mod.rs` the three hooks and the chain a call runs through; `approval.rs` tool
+//!   approval.
+//! - `message/`: `part.rs` messages, parts and interrupt state; `chunk.rs` stream chunks;
+//!   `wire.rs` their JSON form.
+//! - `model/`: `mod.rs` the model trait, requests, responses and errors; `stream.rs` the
+//!   run's stream; `scripted.rs` the scripted model.
+//! - `executor/`: `mod.rs` the executor and its gate; `terminal.rs` the terminal tool;
+//!   `validator.rs` result validators and findings.
+//! - `schema.rs`: input, output and resume schemas checked on values.
+//! - `transport/`: `client.rs` the one transport over any provider's API, `http.rs` sending
+//!   and retrying, `sse.rs` event streams, `wire.rs` conversions every provider shares, and
+//!   one file per provider. `runtime.rs`: the tokio runtime transports and MCP run on.
+//! - `mcp.rs`: MCP servers' tools.
+//! - `rules.rs`: the pages of `docs/`, shown in rustdoc.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod context;
-mod definition;
-mod error;
-mod executor;
-mod hook;
+pub mod executor;
+pub mod hook;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod message;
-mod middleware;
-mod model;
-mod response;
+pub mod message;
+pub mod model;
 pub mod rules;
-mod run;
+pub mod run;
 #[cfg(any(feature = "http", feature = "mcp"))]
 mod runtime;
 mod schema;
-mod stream;
-mod tool;
+pub mod tool;
 #[cfg(any(
     feature = "claude",
     feature = "gemini",
@@ -78,36 +95,21 @@ mod tool;
     feature = "openai-responses"
 ))]
 pub mod transport;
-mod validator;
 
-pub use context::ToolContext;
-pub use definition::ToolDefinition;
-pub use error::{BoxError, RunError, RunErrorKind, ToolError};
-pub use executor::{
-    Committed, Execution, Executor, ExecutorError, Terminal, TraceRecord, TraceStatus,
-};
-pub use hook::{
-    tool_hook_fn, turn_hook_fn, ModelHook, ModelNext, Next, ToolCall, ToolHook, TurnEnd, TurnHook,
-    TurnInfo,
-};
-pub use message::{
-    Chunk, Interrupt, JsonObject, Media, MediaSource, Message, Part, PartError, PartKind,
-    PendingOutput, Restart, Role, ToolCallDelta, ToolRequest, ToolResponse,
-};
-pub use middleware::{SoftToolErrors, ToolApproval, ToolCallDecision, TOOL_APPROVAL};
-pub use model::{
-    model_fn, FinishReason, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel,
-    SharedError, ToolChoice, Usage,
-};
-pub use response::Response;
-pub use run::{Agent, Resume, DEFAULT_MAX_TURNS};
-pub use stream::{ChunkSink, ModelStream, StreamError};
-pub use tool::{interrupt_as, DefinitionError, InterruptedCall, Tool, ToolOutput, TypedTool};
-pub use validator::{validator_fn, Finding, FindingKind, ResultValidator};
+/// What a typical agent needs: `use submit_agent::prelude::*;`.
+pub mod prelude {
+    pub use crate::executor::{Execution, Executor};
+    pub use crate::message::{Message, Part, Role};
+    pub use crate::model::{Model, ScriptedModel};
+    pub use crate::run::{Agent, Response, Resume, RunError};
+    pub use crate::tool::{Tool, ToolContext, ToolError, ToolOutput};
+}
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::executor::{Executor, TerminalTool};
+    use crate::prelude::*;
+    use crate::tool::ToolDefinition;
 
     fn assert_send<T: Send>(_: &T) {}
     fn assert_send_sync<T: Send + Sync>() {}
@@ -128,19 +130,12 @@ mod tests {
 
     struct Never;
 
-    impl Terminal<serde_json::Value> for Never {
+    impl TerminalTool<serde_json::Value> for Never {
         fn name(&self) -> &str {
             "submit_result"
         }
         fn definition(&self) -> ToolDefinition {
-            ToolDefinition {
-                name: "submit_result".into(),
-                description: String::new(),
-                input_schema: serde_json::json!({"type": "object"}),
-                output_schema: None,
-                resume_schema: None,
-                wire: None,
-            }
+            ToolDefinition::new("submit_result", "", serde_json::json!({"type": "object"}))
         }
         fn payload_schema(&self) -> serde_json::Value {
             serde_json::json!({"type": "object"})
@@ -150,13 +145,11 @@ mod tests {
             _arguments: submit_core::Arguments<'_>,
             _end: submit_core::StopReason,
         ) -> submit_core::Outcome<serde_json::Value> {
-            submit_core::Outcome::Accepted(submit_core::Accepted {
-                response: serde_json::Value::Null,
-                reasoning: String::new(),
-                recovery: None,
-                recoveries: Vec::new(),
-                tool_result: serde_json::json!({"success": true}),
-            })
+            submit_core::Outcome::Accepted(submit_core::Accepted::new(
+                serde_json::Value::Null,
+                String::new(),
+                serde_json::json!({"success": true}),
+            ))
         }
     }
 

@@ -17,10 +17,10 @@
 //!   part's metadata) and resource links become media parts at their URI;
 //! - a server that stops answering (it exited, the connection dropped, or no answer came
 //!   within the [timeout](McpConnect::timeout)) is a plain tool error, so the run stops with a
-//!   [`RunErrorKind::ToolFailed`](crate::RunErrorKind::ToolFailed) instead of hanging.
+//!   [`RunErrorKind::ToolFailed`](crate::run::RunErrorKind::ToolFailed) instead of hanging.
 //!
-//! MCP tools are ordinary tools: tool hooks ([`ToolApproval`](crate::ToolApproval),
-//! [`SoftToolErrors`](crate::SoftToolErrors), your own) wrap them like any other.
+//! MCP tools are ordinary tools: tool hooks ([`ToolApproval`](crate::hook::ToolApproval),
+//! [`SoftToolErrors`](crate::run::SoftToolErrors), your own) wrap them like any other.
 //!
 //! # Runtime
 //!
@@ -35,7 +35,7 @@
 //! use std::process::Command;
 //! use std::time::Duration;
 //! use submit_agent::mcp::McpServer;
-//! use submit_agent::{Agent, ScriptedModel};
+//! use submit_agent::{model::ScriptedModel, run::Agent};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut command = Command::new("my-mcp-server");
@@ -62,19 +62,8 @@ use ::rmcp::{RoleClient, ServiceError, ServiceExt};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::context::ToolContext;
-use crate::definition::ToolDefinition;
-use crate::error::ToolError;
 use crate::message::{JsonObject, Media, MediaSource, Part, PartKind};
-use crate::tool::{Tool, ToolOutput};
-
-/// What a program needs from the official Rust MCP SDK (`rmcp`) to serve its own tools with
-/// [`serve_stdio`]: the protocol's types and the server trait.
-pub mod rmcp {
-    pub use ::rmcp::model;
-    pub use ::rmcp::service::RequestContext;
-    pub use ::rmcp::{ErrorData, RoleServer, ServerHandler};
-}
+use crate::tool::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
 /// How long the handshake, the listing and each call may take unless set otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -376,7 +365,7 @@ fn mcp_tool(connection: &Arc<Connection>, tool: ::rmcp::model::Tool) -> Tool {
             .as_deref()
             .map(|schema| Value::Object(schema.clone())),
         resume_schema: Some(json!({"type": "object"})),
-        wire: None,
+        wire: Default::default(),
     };
     let connection = Arc::clone(connection);
     // The server judges its own arguments: a call that does not match the listed schema goes
@@ -562,30 +551,6 @@ where
     crate::runtime::run(runtime, future)
         .await
         .map_err(|e| McpError::Runtime(format!("the MCP task stopped: {e}")))
-}
-
-/// Serves `handler` as an MCP server over this process's stdin and stdout until the client
-/// disconnects; blocks the calling thread. For a program that is also its own MCP server
-/// (started with a flag, say), without setting up a runtime itself.
-pub fn serve_stdio<S: ::rmcp::ServerHandler>(handler: S) -> Result<(), McpError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| McpError::Runtime(e.to_string()))?;
-    runtime.block_on(async move {
-        let service = handler
-            .serve(::rmcp::transport::stdio())
-            .await
-            .map_err(|e| McpError::Handshake {
-                server: "stdio".into(),
-                message: e.to_string(),
-            })?;
-        service
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|e| McpError::Runtime(e.to_string()))
-    })
 }
 
 #[cfg(test)]

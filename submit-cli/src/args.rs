@@ -422,6 +422,12 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
+    /// The tool the options build, for what it answers of them.
+    fn built(options: Options) -> submit_core::SubmitTool<serde_json::Value> {
+        let schema = serde_json::json!({"type": "object", "properties": {"x": {}}});
+        submit_core::SubmitTool::from_json_schema(schema, options).unwrap()
+    }
+
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("submit-result").chain(args.iter().copied()))
     }
@@ -530,10 +536,10 @@ mod tests {
             "--omit-reasoning",
         ])
         .unwrap();
-        let options = common(cli).options().unwrap();
-        assert_eq!(options.get_tool_name(), "from_flag");
-        assert_eq!(options.get_payload_field_name(), "analysis");
-        assert_eq!(options.get_payload_description(), "a, b");
+        let tool = built(common(cli).options().unwrap());
+        assert_eq!(tool.name(), "from_flag");
+        assert_eq!(tool.payload_field(), "analysis");
+        assert_eq!(tool.payload_description(), "a, b");
     }
 
     #[test]
@@ -596,10 +602,10 @@ mod tests {
         };
         let error = args(&[]).options().unwrap_err();
         assert!(error.to_string().contains("`reasoning`"), "{error}");
-        let options = args(&["--omit-reasoning"]).options().unwrap();
-        assert_eq!(options.get_payload_field_name(), "reasoning");
-        let options = args(&["--payload", "answer"]).options().unwrap();
-        assert_eq!(options.get_payload_field_name(), "answer");
+        let tool = built(args(&["--omit-reasoning"]).options().unwrap());
+        assert_eq!(tool.payload_field(), "reasoning");
+        let tool = built(args(&["--payload", "answer"]).options().unwrap());
+        assert_eq!(tool.payload_field(), "answer");
     }
 
     #[test]

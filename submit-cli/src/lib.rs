@@ -14,26 +14,21 @@
 //! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
 //! exit with status 2 and one line on standard error. A rejected submit is a result: exit 0.
 //!
-//! # Layers
+//! # Modules
 //!
-//! Read bottom to top: each file uses only the ones listed before it.
-//!
-//! 1. `error.rs`: why a command failed, as the one line it prints.
-//! 2. `args.rs`: the command line, and the submit tool its options build.
-//! 3. `output.rs` and `shapes.rs`: the outcome JSON of `parse` and `triage --out`, and the
-//!    bounded view of what followed a declined payload.
-//! 4. `triage/`: many calls from a file, streamed and summarized: `summary.rs` counts,
-//!    `report.rs` the table and the JSON report on the counts, `html.rs` the HTML page,
-//!    `found.rs` where the calls are in a batch entry, response or conversation, `handler.rs`
-//!    one line's outcomes, `progress.rs` the progress line, `read.rs` the bounded line reader
-//!    that drives them.
-//! 5. `mcp/` (feature `mcp`, on by default): `jsonrpc.rs` the errors the server writes itself,
-//!    `stdio.rs` standard input and output as a transport that answers every line,
-//!    `schema.rs` the listed `inputSchema`, `access.rs` the token and the allowed origins,
-//!    `connections.rs` the capped open connections, `guard.rs` the checks every HTTP request
-//!    passes, `http.rs` the listener and its limits, `validate.rs` the `--validate` command;
-//!    `mod.rs` serves the tool over MCP.
-//! 6. `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
+//! - `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
+//! - [`args`]: the command line, and the submit tool its options build.
+//! - [`error`]: why a command failed, as the one line it prints.
+//! - [`output`] and [`shapes`]: the outcome JSON of `parse` and `triage --out`, and the
+//!   bounded view of what followed a declined payload.
+//! - [`triage`]: many calls from a file, streamed and summarized: counts, the table and the
+//!   JSON report, the HTML page, where the calls are in a batch entry, response or
+//!   conversation, and the bounded line reader that drives them.
+//! - `mcp` (feature `mcp`, on by default): the submit tool served over MCP: the errors the
+//!   server writes itself, standard input and output as a transport that answers every line,
+//!   the listed `inputSchema`, the token and the allowed origins, the capped connections, the
+//!   checks every HTTP request passes, the listener and its limits, and the `--validate`
+//!   command.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

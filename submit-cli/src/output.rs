@@ -1,8 +1,9 @@
-//! The outcome JSON of `parse` and of each `triage --out` line (CLI.md's two shapes).
+//! The outcome JSON of `parse` and of each `triage --out` line: one shape for an accepted
+//! call, one for a rejected one.
 
 use serde::Serialize;
 use serde_json::Value;
-use submit_core::{AppliedRecovery, ErrorClass, Outcome, ParameterCause, Recovery};
+use submit_core::{ErrorClass, Outcome, ParameterCause, Recovery, RecoveryKind};
 
 /// An outcome as printed: borrowed from the [`Outcome`], serialized without copying the payload.
 #[derive(Debug, Serialize)]
@@ -26,9 +27,9 @@ pub enum OutcomeView<'a> {
         /// The final reasoning.
         reasoning: &'a str,
         /// The recovery that applied, `null` for a clean accept.
-        recovery: Option<Recovery>,
+        recovery: Option<RecoveryKind>,
         /// Every rule that applied, in order: `[{"kind", "parameters"}, …]`.
-        recoveries: &'a [AppliedRecovery],
+        recoveries: &'a [Recovery],
         /// `{"success": true, "message": …}`.
         tool_result: &'a Value,
     },
@@ -67,7 +68,7 @@ impl<'a> OutcomeView<'a> {
                 accepted: true,
                 response: &accepted.response,
                 reasoning: &accepted.reasoning,
-                recovery: accepted.recovery,
+                recovery: accepted.recovery(),
                 recoveries: &accepted.recoveries,
                 tool_result: &accepted.tool_result,
             },
@@ -110,43 +111,38 @@ mod tests {
 
     #[test]
     fn accepted_outcome_has_the_accepted_shape() {
-        let outcome = Outcome::Accepted(Accepted {
-            response: json!({"summary": "done"}),
-            reasoning: "checked".to_owned(),
-            recovery: Some(Recovery::ReasoningOpener),
-            recoveries: Vec::new(),
-            tool_result: json!({"success": true, "message": "ok"}),
-        });
+        let outcome = Outcome::Accepted(
+            Accepted::new(
+                json!({"summary": "done"}),
+                "checked".to_owned(),
+                json!({"success": true, "message": "ok"}),
+            )
+            .with_recoveries(vec![Recovery::naming(
+                RecoveryKind::ReasoningOpener,
+                vec!["result".to_owned()],
+            )]),
+        );
         let text = serde_json::to_string(&OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(
             text,
-            r#"{"accepted":true,"response":{"summary":"done"},"reasoning":"checked","recovery":"reasoning_opener","recoveries":[],"tool_result":{"success":true,"message":"ok"}}"#
+            r#"{"accepted":true,"response":{"summary":"done"},"reasoning":"checked","recovery":"reasoning_opener","recoveries":[{"kind":"reasoning_opener","parameters":["result"]}],"tool_result":{"success":true,"message":"ok"}}"#
         );
     }
 
     #[test]
     fn clean_accept_has_null_recovery() {
-        let outcome = Outcome::Accepted(Accepted {
-            response: json!(1),
-            reasoning: String::new(),
-            recovery: None,
-            recoveries: Vec::new(),
-            tool_result: json!({}),
-        });
+        let outcome = Outcome::Accepted(Accepted::new(json!(1), String::new(), json!({})));
         let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(value["recovery"], Value::Null);
     }
 
     #[test]
     fn rejected_parameter_outcome_has_cause_and_echo() {
-        let outcome = Outcome::Rejected(Rejected {
-            error: SubmitError::Parameter {
-                cause: ParameterCause::StringifiedDeclined,
-                message: "bad".to_owned(),
-                echo: Some("result arrived as a 3-byte string: \"x y\"".to_owned()),
-            },
-            tool_result: json!({"error": "bad"}),
-        });
+        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Parameter {
+            cause: ParameterCause::StringifiedDeclined,
+            message: "bad".to_owned(),
+            echo: Some("result arrived as a 3-byte string: \"x y\"".to_owned()),
+        }));
         let text = serde_json::to_string(&OutcomeView::new(&outcome, Some(7))).unwrap();
         assert_eq!(
             text,
@@ -156,12 +152,9 @@ mod tests {
 
     #[test]
     fn rejected_payload_outcome_has_null_cause() {
-        let outcome = Outcome::Rejected(Rejected {
-            error: SubmitError::Payload {
-                message: "failed to decode payload: x".to_owned(),
-            },
-            tool_result: json!({"error": "failed to decode payload: x"}),
-        });
+        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Payload {
+            message: "failed to decode payload: x".to_owned(),
+        }));
         let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(value["class"], "payload");
         assert_eq!(value["cause"], Value::Null);

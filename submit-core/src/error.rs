@@ -36,8 +36,8 @@ pub enum ParameterCause {
     /// The payload was written inside the reasoning and could not be recovered from there.
     #[serde(rename = "reasoning_declined")]
     ReasoningDeclined,
-    /// A string parameter swallowed another parameter's `<parameter name="…">` block
-    /// (SUBMIT.md §10.3b).
+    /// A string parameter of a flat payload swallowed another parameter's
+    /// `<parameter name="…">` block (see [rejections](crate::rules::rejections)).
     SwallowedParameter,
     /// The call was the last of a turn that stopped at the output-token limit, so its
     /// arguments may be cut off, whatever they parse to.
@@ -57,7 +57,7 @@ impl ParameterCause {
         }
     }
 
-    /// Every cause, in the order SUBMIT.md §7 lists them.
+    /// Every cause, in the order the [rejections](crate::rules::rejections) page lists them.
     pub const ALL: [ParameterCause; 6] = [
         ParameterCause::UndecodableArguments,
         ParameterCause::AbsentOrMistyped,

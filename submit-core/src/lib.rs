@@ -1,38 +1,32 @@
 //! Implementation detail of the `submit-result` crate: options, schemas, provider definitions
 //! and the submit parser. Use the `submit-result` crate instead.
 //!
-//! # Layers
+//! # Modules
 //!
-//! Read bottom to top: each file uses only the ones listed before it.
-//!
-//! 1. `metadata.rs`: the tool's metadata and defaults (from `submit-meta`).
-//! 2. `error.rs`, `outcome.rs`: the error classes and causes; accepted and rejected outcomes.
-//! 3. `parse/cow_str.rs`, `parse/duplicates.rs`, `parse/arguments.rs`: the arguments as a
-//!    provider hands them over, read once, duplicate names noted on the way.
-//! 4. `provider/shape.rs`: the providers' names, a call as read out of a provider's shape,
-//!    and the error of an object not in it.
-//! 5. `options.rs`: the options and their validation (`BuildError`).
-//! 6. `schema/`: reflection and the dialects (`keywords.rs` under `inline.rs`, `gemini.rs`,
-//!    `strict.rs` and `mod.rs`), and `property.rs`, the payload's property table the steps
-//!    read.
-//! 7. `parse/call.rs`, then `provider/`: the envelope readers the formats share, and one file
-//!    per wire format (its definition and the reading of its call).
-//! 8. The parse steps: `reasoning.rs`, `closing.rs`, `echo.rs`, `located.rs`, `recover.rs`,
-//!    `payload.rs`, `flat.rs`, `decode.rs`, `whole.rs`, the one pass `clean.rs`, and
-//!    `parse/mod.rs` calling them in the order of SUBMIT.md §5 and §10 on a `Parser`: what
-//!    they read of the tool (options, property table, validator), handed over by `tool.rs`.
-//!    The one pass is a shortcut the steps alone are tested against, call for call.
-//! 9. `parse/text/`: calls a model wrote as text instead of making them, found and read per
-//!    form; `parse/wrapper.rs`: the entries of an invented `multi_tool_use.parallel` call. Both
-//!    hand what they read to the `Parser`, recording where the call was found first.
-//! 10. `trace.rs`, `tool.rs`, `found.rs`: the trace; [`SubmitTool`], built once, handling
-//!     calls; and its handling of calls found where the model did not make them as calls
-//!     (written as text, or inside a `multi_tool_use.parallel` call).
+//! - `metadata`: a tool's metadata (from `#[derive(SubmitResult)]` or a tag string) and its
+//!   defaults.
+//! - `options`: how a submit tool is named, described and shaped, and why building one fails.
+//! - `schema/`: the payload schema and its dialects: reflection, inlining of references, the
+//!   parameters object, Gemini's legacy subset, the two strict modes, the payload's property
+//!   table, and what the schema admits at each location of a payload.
+//! - `provider/`: the four wire formats, each with its tool definition and the reading of its
+//!   call.
+//! - `parse/`: the parsing rules, one algorithm for a call from its arguments to the accepted
+//!   payload or the rejection; calls written as text (`parse/text/`) and the invented
+//!   `multi_tool_use.parallel` wrapper.
+//! - `error`, `outcome`: why a call was rejected (class and cause), and what an accepted call
+//!   yields (the response, the reasoning, every recovery that applied).
+//! - `stop`: how the turn that carried a call ended, and the rejection of a call cut off at
+//!   the output-token limit.
+//! - `tool`: [`SubmitTool`], built once, handling calls; `calls_in_text`: its handling of calls
+//!   the model wrote as text or inside a `multi_tool_use.parallel` call.
+//! - `trace`: the record of submit calls an engineer reads.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
+mod calls_in_text;
 mod error;
-mod found;
 mod metadata;
 mod options;
 mod outcome;
@@ -51,10 +45,8 @@ pub use metadata::{
     REASONING_DESCRIPTION,
 };
 pub use options::{BuildError, GeminiSchema, Options};
-pub use outcome::{
-    Accepted, AppliedRecovery, Outcome, Recovery, RecoveryKind, Rejected, TextFormat,
-};
-pub use parse::wrapper::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
+pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextFormat};
+pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use stop::StopReason;

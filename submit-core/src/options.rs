@@ -42,18 +42,27 @@ pub enum GeminiSchema {
 
 /// How a submit tool is named, described and shaped.
 ///
-/// Start from [`Options::new`] (every default), [`Options::for_response`] (the type's
-/// `#[submit_result(...)]` metadata) or [`Options::from_tag`], then adjust with the builder
-/// methods. Empty strings mean "use the default". Nothing is checked until the tool is built.
+/// A builder: start from [`Options::new`] (every default), [`Options::for_response`] (the
+/// type's `#[submit_result(...)]` metadata) or [`Options::from_tag`], then adjust with the
+/// builder methods. Empty strings mean "use the default". Nothing is checked until the tool is
+/// built; the [`SubmitTool`](crate::SubmitTool) built from them answers what they set.
 ///
 /// ```
-/// use submit_result::Options;
+/// use submit_result::{Options, SubmitTool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Review {
+///     verdict: String,
+/// }
 ///
 /// let options = Options::new()
 ///     .tool_name("submit_review")
 ///     .payload_field_name("review")
 ///     .omit_reasoning(true);
-/// assert_eq!(options.get_tool_name(), "submit_review");
+/// let tool = SubmitTool::<Review>::new(options)?;
+/// assert_eq!(tool.name(), "submit_review");
+/// assert!(tool.omits_reasoning());
+/// # Ok::<(), submit_result::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -84,23 +93,11 @@ fn or_default(value: Option<Cow<'static, str>>, default: &'static str) -> Cow<'s
 
 impl Options {
     /// Options with every default: tool `submit_result`, payload `result`, reasoning on.
-    ///
-    /// ```
-    /// let options = submit_result::Options::new();
-    /// assert_eq!(options.get_tool_name(), "submit_result");
-    /// ```
     pub fn new() -> Self {
         Options::from_metadata(&Metadata::EMPTY)
     }
 
     /// Options from metadata, with defaults for what it leaves out.
-    ///
-    /// ```
-    /// use submit_result::{Metadata, Options};
-    ///
-    /// let metadata = Metadata::from_tag("name=submit_plan,flat").unwrap();
-    /// assert_eq!(Options::from_metadata(&metadata).get_tool_name(), "submit_plan");
-    /// ```
     pub fn from_metadata(metadata: &Metadata) -> Self {
         Options {
             tool_name: or_default(metadata.name.clone(), DEFAULT_TOOL_NAME),
@@ -131,8 +128,9 @@ impl Options {
     ///     summary: String,
     /// }
     ///
-    /// let options = Options::for_response::<Analysis>();
-    /// assert_eq!(options.get_payload_field_name(), "analysis");
+    /// let tool = submit_result::SubmitTool::<Analysis>::new(Options::for_response::<Analysis>())?;
+    /// assert_eq!(tool.payload_field(), "analysis");
+    /// # Ok::<(), submit_result::BuildError>(())
     /// ```
     pub fn for_response<R: SubmitResult>() -> Self {
         Options::from_metadata(&R::metadata())
@@ -146,11 +144,17 @@ impl Options {
     /// to case. Every mistake is reported.
     ///
     /// ```
-    /// use submit_result::Options;
+    /// use submit_result::{Options, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Decision {
+    ///     approve: bool,
+    /// }
     ///
     /// let options = Options::from_tag("name=submit_decision,payloadDescription=a\\, b,flat")?;
-    /// assert_eq!(options.get_tool_name(), "submit_decision");
-    /// assert_eq!(options.get_payload_description(), "a, b");
+    /// let tool = SubmitTool::<Decision>::new(options)?;
+    /// assert_eq!(tool.name(), "submit_decision");
+    /// assert_eq!(tool.payload_description(), "a, b");
     ///
     /// let error = Options::from_tag("nmae=x").unwrap_err();
     /// assert!(error.to_string().contains("did you mean `name`?"));
@@ -281,90 +285,6 @@ impl Options {
         fill(&mut self.payload_description, DEFAULT_PAYLOAD_DESCRIPTION);
         self
     }
-
-    /// The tool name as set, before defaults for empty strings apply.
-    pub fn get_tool_name(&self) -> &str {
-        &self.tool_name
-    }
-
-    /// The payload parameter's name as set.
-    pub fn get_payload_field_name(&self) -> &str {
-        &self.payload_field_name
-    }
-
-    /// The payload parameter's description as set.
-    pub fn get_payload_description(&self) -> &str {
-        &self.payload_description
-    }
-
-    /// The tool description as set.
-    ///
-    /// ```
-    /// let options = submit_result::Options::new().description("Submit the plan.");
-    /// assert_eq!(options.get_description(), "Submit the plan.");
-    /// ```
-    pub fn get_description(&self) -> &str {
-        &self.description
-    }
-
-    /// The success message as set.
-    ///
-    /// ```
-    /// let options = submit_result::Options::new();
-    /// assert_eq!(options.get_success_message(), "Result submitted successfully.");
-    /// ```
-    pub fn get_success_message(&self) -> &str {
-        &self.success_message
-    }
-
-    /// Whether the `reasoning` parameter is dropped.
-    ///
-    /// ```
-    /// assert!(submit_result::Options::new().omit_reasoning(true).get_omit_reasoning());
-    /// ```
-    pub fn get_omit_reasoning(&self) -> bool {
-        self.omit_reasoning
-    }
-
-    /// The payload properties withheld from the advertised schema.
-    ///
-    /// ```
-    /// let options = submit_result::Options::new().omit_payload_fields(["notes"]);
-    /// assert_eq!(options.get_omit_payload_fields(), ["notes"]);
-    /// ```
-    pub fn get_omit_payload_fields(&self) -> &[String] {
-        &self.omit_payload_fields
-    }
-
-    /// Whether each payload property is advertised as its own parameter.
-    ///
-    /// ```
-    /// assert!(submit_result::Options::from_tag("flat").unwrap().get_flat_payload());
-    /// ```
-    pub fn get_flat_payload(&self) -> bool {
-        self.flat_payload
-    }
-
-    /// Whether strict mode is asked for.
-    ///
-    /// ```
-    /// assert!(!submit_result::Options::new().get_strict());
-    /// ```
-    pub fn get_strict(&self) -> bool {
-        self.strict
-    }
-
-    /// The form of Gemini's parameter schema.
-    ///
-    /// ```
-    /// use submit_result::{GeminiSchema, Options};
-    ///
-    /// let options = Options::new().gemini_schema(GeminiSchema::JsonSchema);
-    /// assert_eq!(options.get_gemini_schema(), GeminiSchema::JsonSchema);
-    /// ```
-    pub fn get_gemini_schema(&self) -> GeminiSchema {
-        self.gemini_schema
-    }
 }
 
 /// Why a submit tool could not be built. Each message says what to change.
@@ -411,7 +331,7 @@ pub enum BuildError {
     /// The schema cannot be expressed in Gemini's legacy subset.
     #[error("cannot express the payload schema in Gemini's legacy schema subset: {0}; use GeminiSchema::JsonSchema")]
     GeminiLegacy(String),
-    /// A JSON Schema document (§9) that is not a valid schema.
+    /// A JSON Schema document given for the payload that is not a valid schema.
     #[error("invalid payload JSON Schema: {0}")]
     InvalidSchema(String),
 }

@@ -18,56 +18,32 @@ pub enum Outcome<R> {
     Rejected(Rejected),
 }
 
-/// Which recovery, if any, produced an accepted payload: where the payload came from.
+/// Which rule of a recovery applied to an accepted submit: each kind, with an example, is on
+/// the [recoveries](crate::rules::recoveries) page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum Recovery {
+pub enum RecoveryKind {
     /// The payload arrived JSON-encoded into a string.
     Stringified,
     /// The payload was written in reasoning after a `<parameter name="…">` opener.
     ReasoningOpener,
     /// The payload was written in reasoning as a `"<payload>": {…}` JSON member.
     ReasoningMember,
-}
-
-impl Recovery {
-    /// The recovery's name as it is serialized: `stringified`, `reasoning_opener`,
-    /// `reasoning_member`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Recovery::Stringified => "stringified",
-            Recovery::ReasoningOpener => "reasoning_opener",
-            Recovery::ReasoningMember => "reasoning_member",
-        }
-    }
-}
-
-/// A rule of SUBMIT.md §5 or §10 that applied to an accepted submit (§10.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum RecoveryKind {
-    /// §5 step 6: the payload arrived JSON-encoded into a string.
-    Stringified,
-    /// §5 step 5: the payload was written in reasoning after a `<parameter name="…">` opener.
-    ReasoningOpener,
-    /// §5 step 5: the payload was written in reasoning as a `"<payload>": {…}` JSON member.
-    ReasoningMember,
-    /// §10.1b: closing tokens followed the arguments object.
+    /// Closing tokens (`}`, `]`, closing tags) followed the arguments object.
     TrailingClosers,
-    /// §10.1c: the arguments were JSON-encoded twice (or `input`/`args` was a string).
+    /// The arguments were JSON-encoded twice (or `input`/`args` was a string).
     StringifiedArguments,
-    /// §10.1d: the arguments (or a stringified payload) sat in a Markdown fence.
+    /// The arguments (or a stringified payload) sat in a Markdown fence.
     FencedArguments,
-    /// §10.1e: the arguments were wrapped in one extra member.
+    /// The arguments were wrapped in one extra member.
     WrappedArguments,
-    /// §10.3a: flat properties of non-string type arrived as strings.
+    /// Flat properties of a type that admits no string arrived as strings.
     StringifiedProperty,
-    /// §10.3d: tool-call markup was left at the end of flat string properties.
+    /// Tool-call markup (`</invoke>`, …) was left at the end of flat string properties.
     ClosingMarkup,
     /// The call arrived as text in the model's visible turn, in one of the
-    /// [`TextFormat`]s a model template writes (named by [`AppliedRecovery::format`]).
+    /// [`TextFormat`]s a model template writes (named by [`Recovery::format`]).
     CallInText,
     /// The call arrived as an entry of an invented `multi_tool_use.parallel` wrapper call.
     ParallelWrapper,
@@ -102,6 +78,20 @@ impl RecoveryKind {
             RecoveryKind::StringifiedValue => "stringified_value",
             RecoveryKind::EnumCase => "enum_case",
         }
+    }
+
+    /// Whether the kind found the payload somewhere other than the payload parameter's object:
+    /// [`Stringified`](RecoveryKind::Stringified),
+    /// [`ReasoningOpener`](RecoveryKind::ReasoningOpener) or
+    /// [`ReasoningMember`](RecoveryKind::ReasoningMember). The first such recovery is an
+    /// accepted submit's [`recovery`](Accepted::recovery).
+    pub fn locates_payload(self) -> bool {
+        matches!(
+            self,
+            RecoveryKind::Stringified
+                | RecoveryKind::ReasoningOpener
+                | RecoveryKind::ReasoningMember
+        )
     }
 
     /// Every kind, in the order they are listed here.
@@ -179,20 +169,20 @@ impl TextFormat {
     ];
 }
 
-impl From<Recovery> for RecoveryKind {
-    fn from(recovery: Recovery) -> Self {
-        match recovery {
-            Recovery::Stringified => RecoveryKind::Stringified,
-            Recovery::ReasoningOpener => RecoveryKind::ReasoningOpener,
-            Recovery::ReasoningMember => RecoveryKind::ReasoningMember,
-        }
-    }
-}
-
-/// One rule that applied, with the parameters it touched (none for the arguments-level kinds;
-/// JSON Pointers from the payload root for the kinds that name values inside it).
+/// A recovery that applied to an accepted submit: its [kind](RecoveryKind), the parameters it
+/// touched (none for the arguments-level kinds; JSON Pointers from the payload root for the
+/// kinds that name values inside it), and for a call written as text, its format.
+///
+/// ```
+/// use submit_result::{Recovery, RecoveryKind};
+///
+/// let recovery = Recovery::naming(RecoveryKind::Stringified, vec!["result".to_owned()]);
+/// assert_eq!(recovery.kind, RecoveryKind::Stringified);
+/// assert_eq!(recovery.parameters, ["result"]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct AppliedRecovery {
+#[non_exhaustive]
+pub struct Recovery {
     /// Which rule.
     pub kind: RecoveryKind,
     /// The parameter names it touched, in schema order, or the JSON Pointers of the values it
@@ -203,10 +193,10 @@ pub struct AppliedRecovery {
     pub format: Option<TextFormat>,
 }
 
-impl AppliedRecovery {
+impl Recovery {
     /// A rule that touched no parameter.
     pub fn new(kind: RecoveryKind) -> Self {
-        AppliedRecovery {
+        Recovery {
             kind,
             parameters: Vec::new(),
             format: None,
@@ -215,7 +205,7 @@ impl AppliedRecovery {
 
     /// A rule that touched `parameters`.
     pub fn naming(kind: RecoveryKind, parameters: Vec<String>) -> Self {
-        AppliedRecovery {
+        Recovery {
             kind,
             parameters,
             format: None,
@@ -224,31 +214,77 @@ impl AppliedRecovery {
 
     /// A call read out of the model's text in `format`.
     pub fn call_in_text(format: TextFormat) -> Self {
-        AppliedRecovery {
+        Recovery {
             format: Some(format),
-            ..AppliedRecovery::new(RecoveryKind::CallInText)
+            ..Recovery::new(RecoveryKind::CallInText)
         }
     }
 }
 
 /// An accepted submit.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Accepted<R> {
     /// The decoded response.
     pub response: R,
     /// The final reasoning (`""` under `omit_reasoning`).
     pub reasoning: String,
-    /// The recovery that applied, if any.
-    pub recovery: Option<Recovery>,
-    /// Every rule of SUBMIT.md §5 and §10 that applied, in the order applied (empty for a
+    /// Every [recovery](crate::rules::recoveries) that applied, in the order applied (empty for a
     /// clean call).
-    pub recoveries: Vec<AppliedRecovery>,
+    pub recoveries: Vec<Recovery>,
     /// `{"success": true, "message": <success message>}`.
     pub tool_result: Value,
 }
 
+impl<R> Accepted<R> {
+    /// An accepted submit to which no recovery applied.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submit_result::{Accepted, Recovery, RecoveryKind};
+    ///
+    /// let accepted = Accepted::new(json!({"answer": 42}), "checked".to_owned(), json!({"success": true}))
+    ///     .with_recoveries(vec![Recovery::new(RecoveryKind::Stringified)]);
+    /// assert_eq!(accepted.recovery(), Some(RecoveryKind::Stringified));
+    /// ```
+    pub fn new(response: R, reasoning: String, tool_result: Value) -> Self {
+        Accepted {
+            response,
+            reasoning,
+            recoveries: Vec::new(),
+            tool_result,
+        }
+    }
+
+    /// The same submit, with `recoveries` as the recoveries that applied.
+    #[must_use]
+    pub fn with_recoveries(mut self, recoveries: Vec<Recovery>) -> Self {
+        self.recoveries = recoveries;
+        self
+    }
+
+    /// Where the payload came from when it was not the payload parameter's object: the kind of
+    /// the first recovery that found it ([`RecoveryKind::Stringified`],
+    /// [`RecoveryKind::ReasoningOpener`] or [`RecoveryKind::ReasoningMember`]), `None` when the
+    /// payload arrived as an object (even if other rules applied). This is the `"recovery"`
+    /// field of the serialized outcome.
+    pub fn recovery(&self) -> Option<RecoveryKind> {
+        payload_recovery(&self.recoveries)
+    }
+}
+
+/// The kind of the first of `recoveries` that found the payload somewhere other than the payload
+/// parameter's object.
+fn payload_recovery(recoveries: &[Recovery]) -> Option<RecoveryKind> {
+    recoveries
+        .iter()
+        .map(|rule| rule.kind)
+        .find(|kind| kind.locates_payload())
+}
+
 /// A rejected submit.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Rejected {
     /// The classified error.
     pub error: SubmitError,
@@ -315,7 +351,7 @@ impl<R: Serialize> Serialize for Outcome<R> {
                 map.serialize_entry("accepted", &true)?;
                 map.serialize_entry("response", &accepted.response)?;
                 map.serialize_entry("reasoning", &accepted.reasoning)?;
-                map.serialize_entry("recovery", &accepted.recovery)?;
+                map.serialize_entry("recovery", &accepted.recovery())?;
                 map.serialize_entry("recoveries", &accepted.recoveries)?;
                 map.serialize_entry("tool_result", &accepted.tool_result)?;
             }
@@ -354,16 +390,17 @@ mod tests {
 
     #[test]
     fn accepted_serializes_with_its_recovery() {
-        let outcome = Outcome::Accepted(Accepted {
-            response: json!({"a": 1}),
-            reasoning: "r".into(),
-            recovery: Some(Recovery::ReasoningMember),
-            recoveries: vec![
-                AppliedRecovery::new(RecoveryKind::TrailingClosers),
-                AppliedRecovery::naming(RecoveryKind::ReasoningMember, vec!["analysis".into()]),
-            ],
-            tool_result: json!({"success": true, "message": "ok"}),
-        });
+        let outcome = Outcome::Accepted(
+            Accepted::new(
+                json!({"a": 1}),
+                "r".into(),
+                json!({"success": true, "message": "ok"}),
+            )
+            .with_recoveries(vec![
+                Recovery::new(RecoveryKind::TrailingClosers),
+                Recovery::naming(RecoveryKind::ReasoningMember, vec!["analysis".into()]),
+            ]),
+        );
         assert_eq!(
             serde_json::to_value(&outcome).unwrap(),
             json!({"accepted": true, "response": {"a": 1}, "reasoning": "r",

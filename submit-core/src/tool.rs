@@ -57,7 +57,7 @@ pub(crate) struct Inner {
     /// For a tool built from a JSON Schema document: the validator of step 7.
     pub(crate) validator: Option<jsonschema::Validator>,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
-    /// argument is rejected (SUBMIT.md §10.3c).
+    /// argument is rejected.
     pub(crate) closed: bool,
 }
 
@@ -79,9 +79,47 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         &self.inner.options.payload_field_name
     }
 
-    /// The options the tool was built with, defaults applied.
-    pub fn options(&self) -> &Options {
-        &self.inner.options
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.inner.options.description
+    }
+
+    /// The `message` of the tool result an accepted call gets.
+    ///
+    /// ```
+    /// use submit_result::{Options, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Plan {
+    ///     steps: Vec<String>,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Plan>::new(Options::new())?;
+    /// assert_eq!(tool.success_message(), "Result submitted successfully.");
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
+    pub fn success_message(&self) -> &str {
+        &self.inner.options.success_message
+    }
+
+    /// The payload parameter's description.
+    pub fn payload_description(&self) -> &str {
+        &self.inner.options.payload_description
+    }
+
+    /// Whether the `reasoning` parameter is dropped.
+    pub fn omits_reasoning(&self) -> bool {
+        self.inner.options.omit_reasoning
+    }
+
+    /// The payload properties withheld from the advertised schema.
+    pub fn omitted_payload_fields(&self) -> &[String] {
+        &self.inner.options.omit_payload_fields
+    }
+
+    /// Whether each payload property is advertised as its own parameter.
+    pub fn is_flat(&self) -> bool {
+        self.inner.options.flat_payload
     }
 
     /// The full payload schema (before omitted fields are withheld).
@@ -123,7 +161,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// ```
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
-    /// use submit_result::{Options, Outcome, Provider, Recovery, SubmitTool};
+    /// use submit_result::{Options, Outcome, Provider, RecoveryKind, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Analysis {
@@ -140,7 +178,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     ///     panic!("rejected");
     /// };
     /// assert_eq!(accepted.response.summary, "ok");
-    /// assert_eq!(accepted.recovery, Some(Recovery::Stringified));
+    /// assert_eq!(accepted.recovery(), Some(RecoveryKind::Stringified));
     /// # Ok(())
     /// # }
     /// ```
@@ -204,7 +242,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle_arguments(&self, arguments: Arguments<'_>) -> Outcome<R> {
-        match self.parser().parse(arguments) {
+        match self.parser().parse(arguments, None) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }
@@ -252,6 +290,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             validator: self.inner.validator.as_ref(),
             payload_schema: &self.inner.payload_schema,
             closed: self.inner.closed,
+            #[cfg(test)]
+            fast_paths: true,
         }
     }
 

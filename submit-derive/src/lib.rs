@@ -4,17 +4,17 @@
 //!
 //! # Stages
 //!
-//! One file a stage, read bottom to top: each uses only the ones listed before it.
+//! One file a stage, in the order a derive runs them:
 //!
-//! 1. `ctxt.rs`: collects every error of one derive, so all are reported at once.
-//! 2. `attr.rs`: reads `#[submit_result(...)]` in both spellings, and the `serde` attributes
-//!    the derive must know.
-//! 3. `ast.rs`: the typed model of the input, borrowing its `syn` nodes for spans.
-//! 4. `valid.rs`: the rules across the metadata and the shape of the type.
-//! 5. `expand.rs`: the `SubmitResult` impl, generated from the model alone.
-//! 6. `lib.rs`: the entry point, input to output.
+//! - `attr.rs` reads `#[submit_result(...)]` in both spellings, and the `serde` attributes the
+//!   derive must know.
+//! - `ast.rs` is the typed model of the input, borrowing its `syn` nodes for spans.
+//! - `valid.rs` checks the rules across the metadata and the shape of the type.
+//! - `expand.rs` generates the `SubmitResult` impl from the model alone.
+//! - `ctxt.rs` collects every error of one derive, so all are reported at once.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod ast;
 mod attr;
@@ -25,7 +25,7 @@ mod valid;
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};
 
-// Its documentation is on the re-export, `submit_result::SubmitResult`, where rustdoc shows it.
+/// Every mistake in the attributes is reported at once, each on the token at fault.
 #[proc_macro_derive(SubmitResult, attributes(submit_result))]
 pub fn derive_submit_result(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

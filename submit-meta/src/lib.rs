@@ -10,6 +10,7 @@
 //! and the [`Builder`] that reads keys into metadata, collecting every error.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use std::borrow::Cow;
 use std::fmt;

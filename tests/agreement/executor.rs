@@ -1,7 +1,7 @@
 //! The executor's verdict on a decoded answer: the provider's transport reads a body or a
 //! stream, and the executor runs one turn on it with the vector's tool, recorded: a call of the
-//! tool through `Terminal::handle`, a text-only turn through `Terminal::handle_text`, an entry
-//! of a `multi_tool_use.parallel` call naming the tool through `Terminal::handle_parallel_entry`.
+//! tool through `TerminalTool::handle`, a text-only turn through `TerminalTool::handle_text`, an entry
+//! of a `multi_tool_use.parallel` call naming the tool through `TerminalTool::handle_parallel_entry`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -11,8 +11,11 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
 use submit_result::agent::{
-    Agent, Execution, Executor, Message, ModelResponse, PartKind, Role, ScriptedModel, Terminal,
-    Tool, ToolDefinition, ToolOutput,
+    executor::{Execution, Executor, TerminalTool},
+    message::{Message, PartKind, Role},
+    model::{ModelResponse, ScriptedModel},
+    run::Agent,
+    tool::{Tool, ToolDefinition, ToolOutput},
 };
 use submit_result::{Arguments, Outcome, Provider, StopReason, SubmitTool};
 
@@ -55,24 +58,24 @@ struct Recorder<R> {
     seen: Arc<Mutex<Vec<Value>>>,
 }
 
-impl<R> Terminal<R> for Recorder<R>
+impl<R> TerminalTool<R> for Recorder<R>
 where
     R: DeserializeOwned + Serialize + Send + Sync + 'static,
 {
     fn name(&self) -> &str {
-        <SubmitTool<R> as Terminal<R>>::name(&self.tool)
+        <SubmitTool<R> as TerminalTool<R>>::name(&self.tool)
     }
 
     fn definition(&self) -> ToolDefinition {
-        <SubmitTool<R> as Terminal<R>>::definition(&self.tool)
+        <SubmitTool<R> as TerminalTool<R>>::definition(&self.tool)
     }
 
     fn payload_schema(&self) -> Value {
-        <SubmitTool<R> as Terminal<R>>::payload_schema(&self.tool)
+        <SubmitTool<R> as TerminalTool<R>>::payload_schema(&self.tool)
     }
 
     fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
-        let outcome = <SubmitTool<R> as Terminal<R>>::handle(&self.tool, arguments, end);
+        let outcome = <SubmitTool<R> as TerminalTool<R>>::handle(&self.tool, arguments, end);
         self.record(outcome_json(&outcome));
         outcome
     }
@@ -80,14 +83,14 @@ where
     /// Recorded as the command line prints it: `{"accepted": false, "found": false}` when the
     /// text holds no call of the tool.
     fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
-        let outcome = <SubmitTool<R> as Terminal<R>>::handle_text(&self.tool, text, end);
+        let outcome = <SubmitTool<R> as TerminalTool<R>>::handle_text(&self.tool, text, end);
         self.record(found_json(outcome.as_ref()));
         outcome
     }
 
     fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
         let outcome =
-            <SubmitTool<R> as Terminal<R>>::handle_parallel_entry(&self.tool, parameters, end);
+            <SubmitTool<R> as TerminalTool<R>>::handle_parallel_entry(&self.tool, parameters, end);
         self.record(outcome_json(&outcome));
         outcome
     }
@@ -105,14 +108,11 @@ impl<R> Recorder<R> {
 /// An ordinary tool named `name` that answers every call with `{}`: the stand-in for a tool a
 /// `multi_tool_use.parallel` entry names besides the terminal.
 fn stand_in(name: &str) -> Tool {
-    let definition = ToolDefinition {
-        name: name.to_owned(),
-        description: format!("A stand-in for {name}."),
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
-        resume_schema: None,
-        wire: None,
-    };
+    let definition = ToolDefinition::new(
+        name.to_owned(),
+        format!("A stand-in for {name}."),
+        json!({"type": "object"}),
+    );
     Tool::from_fn(definition, |_, _| async {
         Ok(ToolOutput::value(json!({})))
     })
@@ -160,7 +160,7 @@ where
             let committed = json!({
                 "response": outcome_json(&done.response),
                 "reasoning": done.reasoning,
-                "recovery": outcome_json(&done.recovery),
+                "recovery": outcome_json(&done.recovery()),
                 "recoveries": outcome_json(&done.recoveries),
             });
             (Some(committed), done.messages)

@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures::executor::block_on;
 use serde_json::{json, Map, Value};
 use submit_result::agent::mcp::McpServer;
-use submit_result::agent::Tool;
+use submit_result::agent::tool::Tool;
 
 use super::cli::{binary, workdir};
 

@@ -42,7 +42,7 @@ where
             "accepted": true,
             "response": outcome_json(&taken.response),
             "reasoning": taken.reasoning,
-            "recovery": outcome_json(&taken.recovery),
+            "recovery": outcome_json(&taken.recovery()),
             "recoveries": outcome_json(&taken.recoveries),
             "tool_result": output,
         }));

@@ -1,7 +1,7 @@
 // Property tests of the parser, shared by `tests/properties.rs` (public API) and the
 // parser's unit tests in `submit-core`. The including module provides `value_tool()` (a
 // `SubmitTool<serde_json::Value>` whose payload parameter is `analysis` and which accepts any
-// object), `Metadata`, `Options`, `Outcome`, `ParameterCause`, `Provider`, `Recovery`,
+// object), `Metadata`, `Options`, `Outcome`, `ParameterCause`, `Provider`, `RecoveryKind`,
 // `RecoveryKind` and `SubmitTool`.
 
 use proptest::prelude::*;
@@ -125,14 +125,14 @@ fn assert_accepted(
     arguments: &Value,
     response: &Value,
     reasoning: &str,
-    recovery: Option<Recovery>,
+    recovery: Option<RecoveryKind>,
 ) -> Result<(), TestCaseError> {
     for (provider, outcome) in outcomes(arguments) {
         match outcome {
             Outcome::Accepted(accepted) => {
                 prop_assert_eq!(&accepted.response, response, "{}", provider);
                 prop_assert_eq!(&accepted.reasoning, reasoning, "{}", provider);
-                prop_assert_eq!(accepted.recovery, recovery, "{}", provider);
+                prop_assert_eq!(accepted.recovery(), recovery, "{}", provider);
             }
             Outcome::Rejected(rejected) => {
                 prop_assert!(
@@ -175,7 +175,10 @@ fn assert_well_formed(outcome: &Outcome<Value>) -> Result<(), TestCaseError> {
         Outcome::Rejected(rejected) => {
             let error = &rejected.error;
             prop_assert_eq!(&rejected.tool_result, &json!({ "error": error.message() }));
-            prop_assert_eq!(error.cause().is_none(), error.trace_text().starts_with("payload error: "));
+            prop_assert_eq!(
+                error.cause().is_none(),
+                error.trace_text().starts_with("payload error: ")
+            );
         }
     }
     Ok(())
@@ -232,7 +235,7 @@ proptest! {
         payload in payload(), lead in "[ \t\r\n]{0,3}", tail in closing()
     ) {
         let arguments = json!({"reasoning": "r", "analysis": format!("{lead}{payload}{tail}")});
-        assert_accepted(&arguments, &payload, "r", Some(Recovery::Stringified))?;
+        assert_accepted(&arguments, &payload, "r", Some(RecoveryKind::Stringified))?;
     }
 
     #[test]
@@ -244,9 +247,9 @@ proptest! {
     ) {
         let reasoning = format!("{prose}{close}<parameter name=\"analysis\">{payload}{tail}");
         let arguments = json!({"reasoning": reasoning});
-        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(Recovery::ReasoningOpener))?;
+        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(RecoveryKind::ReasoningOpener))?;
         let arguments = json!({"reasoning": reasoning, "analysis": null});
-        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(Recovery::ReasoningOpener))?;
+        assert_accepted(&arguments, &payload, trim_end_space(&prose), Some(RecoveryKind::ReasoningOpener))?;
     }
 
     #[test]
@@ -255,14 +258,14 @@ proptest! {
     ) {
         let reasoning = format!("{prose}\",{space}\"analysis\"{space}:{space}{payload}}}{tail}");
         let arguments = json!({"reasoning": reasoning});
-        assert_accepted(&arguments, &payload, &prose, Some(Recovery::ReasoningMember))?;
+        assert_accepted(&arguments, &payload, &prose, Some(RecoveryKind::ReasoningMember))?;
     }
 
     #[test]
     fn property_whole_reasoning_object_is_recovered_exactly(payload in payload(), inner in text(), tail in closing()) {
         let reasoning = format!("{}{tail}", json!({"reasoning": inner, "analysis": payload}));
         let arguments = json!({"reasoning": reasoning});
-        assert_accepted(&arguments, &payload, &inner, Some(Recovery::ReasoningMember))?;
+        assert_accepted(&arguments, &payload, &inner, Some(RecoveryKind::ReasoningMember))?;
     }
 
     #[test]
@@ -343,7 +346,9 @@ enum Damage {
 fn damage() -> impl Strategy<Value = Damage> {
     prop_oneof![
         closing()
-            .prop_filter("closers that are not only whitespace", |tail| !trim_end_space(tail).is_empty())
+            .prop_filter("closers that are not only whitespace", |tail| {
+                !trim_end_space(tail).is_empty()
+            })
             .prop_map(Damage::Closers),
         closing().prop_map(Damage::EncodedTwice),
         (
@@ -351,7 +356,8 @@ fn damage() -> impl Strategy<Value = Damage> {
             prop::sample::select(vec!["\n", "\r\n"])
         )
             .prop_map(|(tag, line)| Damage::Fenced(tag, line)),
-        prop::sample::select(vec!["arguments", "input", "params", "tool_input"]).prop_map(Damage::Wrapped),
+        prop::sample::select(vec!["arguments", "input", "params", "tool_input"])
+            .prop_map(Damage::Wrapped),
     ]
 }
 
@@ -359,13 +365,21 @@ fn damage() -> impl Strategy<Value = Damage> {
 fn damaged(clean: &Value, damage: &Damage) -> (String, Vec<RecoveryKind>, bool) {
     let text = clean.to_string();
     match damage {
-        Damage::Closers(tail) => (format!("{text}{tail}"), vec![RecoveryKind::TrailingClosers], true),
+        Damage::Closers(tail) => (
+            format!("{text}{tail}"),
+            vec![RecoveryKind::TrailingClosers],
+            true,
+        ),
         Damage::EncodedTwice(tail) => {
             let mut kinds = vec![RecoveryKind::StringifiedArguments];
             if !trim_end_space(tail).is_empty() {
                 kinds.push(RecoveryKind::TrailingClosers);
             }
-            (Value::from(format!("{text}{tail}")).to_string(), kinds, false)
+            (
+                Value::from(format!("{text}{tail}")).to_string(),
+                kinds,
+                false,
+            )
         }
         Damage::Fenced(tag, line) => (
             format!("```{tag}{line}{text}{line}```"),
@@ -393,7 +407,12 @@ fn flat_tool() -> SubmitTool<Value> {
 }
 
 fn flat_payload() -> impl Strategy<Value = (String, i64, bool, Vec<Value>)> {
-    (prose(), any::<i64>(), any::<bool>(), prop::collection::vec(scalar(), 0..4))
+    (
+        prose(),
+        any::<i64>(),
+        any::<bool>(),
+        prop::collection::vec(scalar(), 0..4),
+    )
 }
 
 proptest! {

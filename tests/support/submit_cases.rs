@@ -3,12 +3,12 @@
 //! an opener in the reasoning, as a member in the reasoning), and the real cases of the corpus.
 
 use serde_json::{json, Value};
-use submit_result::{Options, Recovery, SubmitTool};
+use submit_result::{Options, RecoveryKind, SubmitTool};
 
 /// A clean call and the four payload mistakes, as argument text for a tool whose payload field
 /// is `analysis` and whose payload is `{"summary": "disk full"}` (written here by hand; the
 /// real cases are in [`real_cases`]).
-pub fn payload_mistakes() -> Vec<(&'static str, String, Option<Recovery>)> {
+pub fn payload_mistakes() -> Vec<(&'static str, String, Option<RecoveryKind>)> {
     let payload = r#"{"summary":"disk full"}"#;
     vec![
         (
@@ -19,24 +19,24 @@ pub fn payload_mistakes() -> Vec<(&'static str, String, Option<Recovery>)> {
         (
             "stringified payload",
             json!({"reasoning": "r", "analysis": payload}).to_string(),
-            Some(Recovery::Stringified),
+            Some(RecoveryKind::Stringified),
         ),
         (
             "stringified payload with closing tags",
             json!({"reasoning": "r", "analysis": format!("{payload}</analysis>\n</invoke>")})
                 .to_string(),
-            Some(Recovery::Stringified),
+            Some(RecoveryKind::Stringified),
         ),
         (
             "payload after a parameter opener in the reasoning",
             json!({"reasoning": format!("r</reasoning>\n<parameter name=\"analysis\">{payload}")})
                 .to_string(),
-            Some(Recovery::ReasoningOpener),
+            Some(RecoveryKind::ReasoningOpener),
         ),
         (
             "payload as a member inside the reasoning",
             json!({"reasoning": format!("r\", \"analysis\": {payload}}}")}).to_string(),
-            Some(Recovery::ReasoningMember),
+            Some(RecoveryKind::ReasoningMember),
         ),
     ]
 }

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use submit_result::agent::{
-    Agent, Chunk, FinishReason, Message, Model, ModelError, ModelRequest, ModelResponse,
-    ModelStream, Part, Usage,
+    message::{Chunk, Message, Part},
+    model::{FinishReason, Model, ModelError, ModelRequest, ModelResponse, ModelStream, Usage},
+    run::Agent,
 };
 
 use super::server::{Recorded, Reply, Server};
@@ -228,40 +229,51 @@ fn n(v: &Value, pointer: &str) -> u64 {
     v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }
 
+/// A `Usage` of input, output, cache-read, cache-write and reasoning tokens.
+fn usage([input, output, cache_read, cache_write, reasoning]: [u64; 5]) -> Usage {
+    let mut usage = Usage::default();
+    usage.input_tokens = input;
+    usage.output_tokens = output;
+    usage.cache_read_tokens = cache_read;
+    usage.cache_write_tokens = cache_write;
+    usage.reasoning_tokens = reasoning;
+    usage
+}
+
 /// `Usage` from a provider's usage object: input counts every input token (cached ones
 /// included), output every output token (reasoning included).
 pub fn usage_of(wire: Wire, u: &Value) -> Usage {
     match wire {
-        Wire::Claude => Usage {
-            input_tokens: n(u, "/input_tokens")
+        Wire::Claude => usage([
+            n(u, "/input_tokens")
                 + n(u, "/cache_read_input_tokens")
                 + n(u, "/cache_creation_input_tokens"),
-            output_tokens: n(u, "/output_tokens"),
-            cache_read_tokens: n(u, "/cache_read_input_tokens"),
-            cache_write_tokens: n(u, "/cache_creation_input_tokens"),
-            reasoning_tokens: 0,
-        },
-        Wire::Chat => Usage {
-            input_tokens: n(u, "/prompt_tokens"),
-            output_tokens: n(u, "/completion_tokens"),
-            cache_read_tokens: n(u, "/prompt_tokens_details/cached_tokens"),
-            cache_write_tokens: 0,
-            reasoning_tokens: n(u, "/completion_tokens_details/reasoning_tokens"),
-        },
-        Wire::Responses => Usage {
-            input_tokens: n(u, "/input_tokens"),
-            output_tokens: n(u, "/output_tokens"),
-            cache_read_tokens: n(u, "/input_tokens_details/cached_tokens"),
-            cache_write_tokens: 0,
-            reasoning_tokens: n(u, "/output_tokens_details/reasoning_tokens"),
-        },
-        Wire::Gemini => Usage {
-            input_tokens: n(u, "/promptTokenCount"),
-            output_tokens: n(u, "/candidatesTokenCount") + n(u, "/thoughtsTokenCount"),
-            cache_read_tokens: n(u, "/cachedContentTokenCount"),
-            cache_write_tokens: 0,
-            reasoning_tokens: n(u, "/thoughtsTokenCount"),
-        },
+            n(u, "/output_tokens"),
+            n(u, "/cache_read_input_tokens"),
+            n(u, "/cache_creation_input_tokens"),
+            0,
+        ]),
+        Wire::Chat => usage([
+            n(u, "/prompt_tokens"),
+            n(u, "/completion_tokens"),
+            n(u, "/prompt_tokens_details/cached_tokens"),
+            0,
+            n(u, "/completion_tokens_details/reasoning_tokens"),
+        ]),
+        Wire::Responses => usage([
+            n(u, "/input_tokens"),
+            n(u, "/output_tokens"),
+            n(u, "/input_tokens_details/cached_tokens"),
+            0,
+            n(u, "/output_tokens_details/reasoning_tokens"),
+        ]),
+        Wire::Gemini => usage([
+            n(u, "/promptTokenCount"),
+            n(u, "/candidatesTokenCount") + n(u, "/thoughtsTokenCount"),
+            n(u, "/cachedContentTokenCount"),
+            0,
+            n(u, "/thoughtsTokenCount"),
+        ]),
     }
 }
 
@@ -285,7 +297,7 @@ fn arguments(text: &str) -> Value {
 }
 
 /// A decoded call's arguments as they arrived: its text when it came as text, else its value.
-fn as_arrived(call: &submit_result::agent::ToolRequest) -> Value {
+fn as_arrived(call: &submit_result::agent::message::ToolRequest) -> Value {
     call.arguments_text
         .clone()
         .map_or_else(|| call.input.clone(), Value::String)

@@ -12,9 +12,12 @@ use std::time::Duration;
 use serde_json::Value;
 use submit_result::agent::transport::Retry;
 use submit_result::agent::{
-    Committed, Message, Model, ModelRequest, ModelResponse, RunError, ToolChoice,
+    executor::Committed,
+    message::Message,
+    model::{Model, ModelRequest, ModelResponse},
+    run::RunError,
 };
-use submit_result::{Provider, Recovery};
+use submit_result::{Provider, RecoveryKind};
 
 use super::agent::{self, executor, paris, Answer, Recording};
 use super::server::{Check, Recorded, Reply, Server};
@@ -52,11 +55,7 @@ pub fn fast_retry() -> Retry {
 
 /// A one-message request.
 pub fn request() -> ModelRequest {
-    ModelRequest {
-        messages: vec![Message::user("How many people live in Paris?").into()],
-        tools: vec![],
-        tool_choice: ToolChoice::Auto,
-    }
+    ModelRequest::new(vec![Message::user("How many people live in Paris?")])
 }
 
 impl<M: Model + 'static> Case<M> {
@@ -67,7 +66,7 @@ impl<M: Model + 'static> Case<M> {
     fn run(
         &self,
         server: &Server,
-        chunks: Option<Arc<Mutex<Vec<submit_result::agent::Chunk>>>>,
+        chunks: Option<Arc<Mutex<Vec<submit_result::agent::message::Chunk>>>>,
     ) -> (Committed<Answer>, Vec<ModelResponse>) {
         let model = Recording::new((self.model)(&server.url));
         let ex = executor(model.clone(), chunks).forbid_forced_tool_choice(self.forbid_forcing);
@@ -87,14 +86,14 @@ impl<M: Model + 'static> Case<M> {
         );
         let (committed, responses) = self.run(&server, None);
         assert_eq!(committed.response, paris());
-        assert_eq!(committed.recovery, None);
+        assert_eq!(committed.recovery(), None);
         let requests = server.requests();
         assert_eq!(requests.len(), 2);
         (committed, requests, responses)
     }
 
     /// The streamed run equals the unstreamed one; returns the chunks and the requests.
-    pub fn streamed_run(&self) -> (Vec<submit_result::agent::Chunk>, Vec<Recorded>) {
+    pub fn streamed_run(&self) -> (Vec<submit_result::agent::message::Chunk>, Vec<Recorded>) {
         let (_, _, plain) = self.full_run();
         let server = Server::start(
             self.check,
@@ -151,7 +150,7 @@ impl<M: Model + 'static> Case<M> {
         let server = Server::start(self.check, vec![self.reply("stringified_submit.json")]);
         let (committed, _) = self.run(&server, None);
         assert_eq!(committed.response, paris());
-        assert_eq!(committed.recovery, Some(Recovery::Stringified));
+        assert_eq!(committed.recovery(), Some(RecoveryKind::Stringified));
     }
 
     /// A 429 answer, then success: one retry.
@@ -212,7 +211,7 @@ impl<M: Model + 'static> Case<M> {
 fn as_values(mut responses: Vec<ModelResponse>) -> Vec<ModelResponse> {
     for response in &mut responses {
         for part in &mut response.message.content {
-            if let submit_result::agent::PartKind::ToolRequest(r) = &mut part.kind {
+            if let submit_result::agent::message::PartKind::ToolRequest(r) = &mut part.kind {
                 r.input = r.input_value().into_owned();
                 r.arguments_text = None;
             }

@@ -10,7 +10,7 @@ use std::hint::black_box;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use submit_result::agent::transport::{Claude, OpenAiChat};
-use submit_result::agent::Terminal;
+use submit_result::agent::executor::TerminalTool;
 use submit_result::{Arguments, Options, StopReason, SubmitTool};
 
 #[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
@@ -87,7 +87,7 @@ fn main() {
             "gate_text" => {
                 let response = chat.decode_body(black_box(chat_body.as_bytes())).unwrap();
                 let call = response.message.tool_requests().next().unwrap();
-                black_box(Terminal::handle(&tool, call.arguments(), StopReason::Complete));
+                black_box(TerminalTool::handle(&tool, call.arguments(), StopReason::Complete));
             }
             "gate_text_floor" => {
                 // The answer decoded, then one typed decode of its argument text.
@@ -100,7 +100,7 @@ fn main() {
             "gate_value" => {
                 let response = claude.decode_body(black_box(claude_body.as_bytes())).unwrap();
                 let call = response.message.tool_requests().next().unwrap();
-                black_box(Terminal::handle(&tool, call.arguments(), StopReason::Complete));
+                black_box(TerminalTool::handle(&tool, call.arguments(), StopReason::Complete));
             }
             "gate_value_floor" => {
                 // The answer decoded, then one typed decode of its arguments object.

@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 use submit_result::{
-    Accepted, AppliedRecovery, Arguments, ErrorClass, Options, Outcome, Provider, RecoveryKind,
-    SubmitTool,
+    Accepted, Arguments, ErrorClass, Options, Outcome, Provider, Recovery, RecoveryKind, SubmitTool,
 };
 
 /// The payload of the typed tools.
@@ -288,7 +287,7 @@ fn values_at_depth(tools: &Tools, text: &str) {
             assert_eq!(recovered.reasoning, read.reasoning, "{damaged_text}");
             assert_eq!(
                 recovered.recoveries,
-                [AppliedRecovery::naming(kind, vec![pointer.clone()])],
+                [Recovery::naming(kind, vec![pointer.clone()])],
                 "{damaged_text}"
             );
         }

@@ -5,10 +5,10 @@
 //! a failure is a typed error of the kinds a stream or a body can raise, never one of a
 //! connection.
 
+use submit_result::agent::model::ModelResponse;
 use submit_result::agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError,
 };
-use submit_result::agent::ModelResponse;
 
 /// Limits far above the inputs the fuzzer writes (its `-max_len`), so the pieces cannot
 /// decide an outcome; the limits themselves are tested in `tests/transport_limits.rs`.

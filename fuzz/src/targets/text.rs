@@ -139,7 +139,7 @@ fn check<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, outcome: &Outcome
         Outcome::Accepted(accepted) => {
             assert_eq!(
                 accepted.tool_result,
-                json!({"success": true, "message": tool.options().get_success_message()})
+                json!({"success": true, "message": tool.success_message()})
             );
         }
         Outcome::Rejected(rejected) => {

@@ -11,6 +11,7 @@ const TOOL_CALL_DELTA: &str = "toolCallDelta";
 /// A piece of a tool call being streamed: the chunk sink sees these as they arrive, before
 /// the finished call; the pieces of one call share its `index` and, once known, its `id`.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ToolCallDelta {
     /// The call's position among the answer's outputs, as the provider numbers it.
     pub index: u64,
@@ -59,6 +60,7 @@ impl Part {
 
 /// A streamed piece of a response.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Chunk {
     /// Who produced it; the loop labels model chunks `model` and tool chunks `tool`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,4 +1,5 @@
-//! The data of a conversation: messages, their parts, and the chunks a stream delivers.
+//! The data of a conversation: messages, their parts, and the interrupt, restart and pending
+//! state a tool request carries.
 
 use std::borrow::Cow;
 
@@ -26,7 +27,7 @@ pub enum Role {
 /// One message of a conversation.
 ///
 /// ```
-/// use submit_agent::{Message, Role};
+/// use submit_agent::message::{Message, Role};
 ///
 /// let message = Message::user("What is 2 + 2?");
 /// assert_eq!(message.role, Role::User);
@@ -92,6 +93,7 @@ impl Message {
 
 /// Media content: a content type and a URL or inline bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Media {
     /// The MIME type, when known.
     pub content_type: Option<String>,
@@ -101,6 +103,7 @@ pub struct Media {
 
 /// Where a media part's bytes are.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MediaSource {
     /// A URL (`https:`, `gs:`, …).
     Url(String),
@@ -110,6 +113,7 @@ pub enum MediaSource {
 
 /// A tool call the model asked for.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ToolRequest {
     /// The tool's name.
     pub name: String,
@@ -140,7 +144,7 @@ impl ToolRequest {
     /// value. This is what the submit tool's parser reads.
     ///
     /// ```
-    /// use submit_agent::{Part, ToolRequest};
+    /// use submit_agent::message::{Part, ToolRequest};
     /// use submit_core::Arguments;
     ///
     /// let part = Part::tool_request_text("submit_result", None, r#"{"a":1,"a":2}"#);
@@ -161,7 +165,7 @@ impl ToolRequest {
     ///
     /// ```
     /// use serde_json::json;
-    /// use submit_agent::Part;
+    /// use submit_agent::message::Part;
     ///
     /// let part = Part::tool_request_text("add", None, r#"{"a": 2, "b": 3}"#);
     /// let request = part.as_tool_request().unwrap();
@@ -188,6 +192,7 @@ fn decode_arguments(text: &str) -> Value {
 
 /// Why and where a tool call paused the run.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Interrupt {
     /// The data the raising stage attached; `None` for a bare interrupt.
     pub data: Option<JsonObject>,
@@ -201,6 +206,7 @@ pub struct Interrupt {
 
 /// A directive re-running an interrupted call.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Restart {
     /// The resume data; `None` for a bare restart (delivered as an empty object). A value that
     /// is not an object is rejected by the resume.
@@ -211,6 +217,7 @@ pub struct Restart {
 
 /// A completed call's outcome, kept while its siblings wait for a resume.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PendingOutput {
     /// The output.
     pub output: Option<Value>,
@@ -222,6 +229,7 @@ pub struct PendingOutput {
 
 /// A tool call's answer.
 #[derive(Clone, Debug, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ToolResponse {
     /// The tool's name.
     pub name: String,
@@ -239,6 +247,7 @@ pub struct ToolResponse {
     clippy::large_enum_variant,
     reason = "tool requests carry their state inline so callers can match and edit it directly"
 )]
+#[non_exhaustive]
 pub enum PartKind {
     /// Text.
     Text(String),
@@ -259,7 +268,7 @@ pub enum PartKind {
 /// One piece of a message.
 ///
 /// ```
-/// use submit_agent::Part;
+/// use submit_agent::message::Part;
 ///
 /// let part = Part::text("hello");
 /// let json = serde_json::to_value(&part).unwrap();
@@ -451,7 +460,7 @@ impl Part {
     ///
     /// ```
     /// use serde_json::json;
-    /// use submit_agent::{Interrupt, Part, PartKind};
+    /// use submit_agent::message::{Interrupt, Part, PartKind};
     ///
     /// let mut part = Part::tool_request("transfer", Some("1".into()), json!({"amount": 200}));
     /// if let PartKind::ToolRequest(r) = &mut part.kind {
@@ -526,6 +535,7 @@ impl Part {
 
 /// Why a directive could not be built from a part.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PartError {
     /// The part is not a tool request with an unresolved interrupt.
     #[error("part is not an interrupted tool request: build directives from a part of the response's interrupts")]

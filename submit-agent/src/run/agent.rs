@@ -8,14 +8,14 @@ use futures::FutureExt;
 use super::call::{AnswersErrors, Exec, TerminalGate};
 use super::resume::Resume;
 use super::turn::{with_turn_hooks, Run, Setup};
-use crate::definition::ToolDefinition;
-use crate::error::{RunError, RunErrorKind};
 use crate::hook::{Chain, ModelHook, ToolHook, TurnEnd, TurnHook, TurnInfo};
 use crate::message::{Chunk, Message};
+use crate::model::stream::{ChunkSink, Stream};
 use crate::model::{Model, ToolChoice, Usage};
-use crate::response::{Response, TurnOutcome};
-use crate::stream::{ChunkSink, Stream};
+use crate::run::response::{Response, TurnOutcome};
+use crate::run::{RunError, RunErrorKind};
 use crate::tool::Tool;
+use crate::tool::ToolDefinition;
 
 /// The default number of tool rounds a run may take.
 pub const DEFAULT_MAX_TURNS: usize = 5;
@@ -26,7 +26,7 @@ pub const DEFAULT_MAX_TURNS: usize = 5;
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use serde_json::json;
-/// use submit_agent::{Agent, Message, Part, ScriptedModel, Tool, ToolContext, ToolError};
+/// use submit_agent::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -107,7 +107,8 @@ impl Agent {
     }
 
     /// Answers the own errors of the tools `covers` names (and unknown tool names it covers) to
-    /// the model instead of stopping the run; several combine. Options above the loop set it.
+    /// the model instead of stopping the run; several combine. `Agent::soft_tool_errors` sets
+    /// it.
     pub(crate) fn answer_errors_of(
         mut self,
         covers: impl Fn(&str) -> bool + Send + Sync + 'static,
@@ -118,7 +119,7 @@ impl Agent {
 
     /// How many tool rounds a run may take; one more fails with max turns exceeded.
     ///
-    /// Under an [`Executor`](crate::Executor), the last round's request forces the submit tool
+    /// Under an [`Executor`](crate::executor::Executor), the last round's request forces the submit tool
     /// (or, where the executor may not force it, ends with a user message asking for it), so a
     /// run out of turns still ends with a result when the model can give one.
     pub fn max_turns(mut self, rounds: usize) -> Self {
@@ -135,7 +136,7 @@ impl Agent {
     /// Streams every model and tool chunk to `sink`.
     pub fn stream<F>(mut self, sink: F) -> Self
     where
-        F: Fn(Chunk) -> Result<(), crate::StreamError> + Send + Sync + 'static,
+        F: Fn(Chunk) -> Result<(), crate::model::StreamError> + Send + Sync + 'static,
     {
         self.sink = Some(Arc::new(sink));
         self

@@ -7,18 +7,19 @@ use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use submit_core::StopReason;
 
-use crate::context::{CallState, Delivery};
-use crate::definition::ToolDefinition;
-use crate::error::ToolError;
 use crate::hook::{Chain, ToolCall};
 use crate::message::{
     Interrupt, Part, PartKind, PendingOutput, ToolRequest, ToolResponse, KEY_IS_ERROR,
 };
-use crate::stream::Stream;
+use crate::model::stream::Stream;
+use crate::tool::context::{CallState, Delivery};
+use crate::tool::ToolDefinition;
+use crate::tool::ToolError;
 use crate::tool::ToolOutput;
 
 /// Which tools' own errors are answered to the model instead of stopping the run (by name; an
-/// unknown name is asked too). Set by options above the loop; the loop knows only the answer.
+/// unknown name is asked too). Set by `Agent::soft_tool_errors`; the loop knows only the
+/// answer.
 pub(crate) type AnswersErrors = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// The executor's hold on the terminal tool, erased over the response type.

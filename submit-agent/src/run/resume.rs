@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::call::{pending_of, response_part, with_request, CallResult};
 use super::turn::{indexed_requests, Run};
-use crate::context::Delivery;
-use crate::error::{RunError, RunErrorKind};
 use crate::message::{json_type, JsonObject, Message, Part, Role, ToolRequest, KEY_SOURCE};
 use crate::model::FinishReason;
-use crate::response::Response;
+use crate::run::Response;
+use crate::run::{RunError, RunErrorKind};
+use crate::tool::context::Delivery;
 use crate::tool::ToolOutput;
 
 const REINTERRUPTED_MESSAGE: &str =
@@ -22,12 +22,13 @@ const REINTERRUPTED_MESSAGE: &str =
 /// Directives answering the interrupts of a stored conversation.
 ///
 /// ```
-/// use submit_agent::{Part, Resume};
+/// use submit_agent::{message::Part, run::Resume};
 ///
 /// let resume = Resume::new().respond(Part::tool_response("ask", Some("1".into()), None));
 /// assert_eq!(resume.respond.len(), 1);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Resume {
     /// Restart directives: tool requests with restart state.
     #[serde(default)]

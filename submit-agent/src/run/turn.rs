@@ -10,13 +10,13 @@ use submit_core::{StopReason, PARALLEL_WRAPPER};
 
 use super::call::{pending_of, with_request, CallResult, Exec, GateStep, GateTurn, TerminalGate};
 use super::wrapper::{already_accepted, answer_part, wrappers};
-use crate::definition::ToolDefinition;
-use crate::error::{RunError, RunErrorKind};
 use crate::hook::{ModelHook, ModelNext, TurnEnd, TurnHook, TurnInfo};
 use crate::message::{Chunk, Message, Part, PartKind, Role, ToolRequest};
+use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, Model, ModelRequest, ToolChoice, Usage};
-use crate::response::{Response, TurnOutcome};
-use crate::stream::ModelStream;
+use crate::run::response::{Response, TurnOutcome};
+use crate::run::{RunError, RunErrorKind};
+use crate::tool::ToolDefinition;
 
 const INTERRUPTED_MESSAGE: &str = "One or more tool calls resulted in interrupts.";
 
@@ -355,7 +355,7 @@ impl<'a> Run<'a> {
         })
     }
 
-    fn tool_failed(&self, name: String, e: &crate::error::ToolError) -> RunError {
+    fn tool_failed(&self, name: String, e: &crate::tool::ToolError) -> RunError {
         self.fail(
             RunErrorKind::ToolFailed {
                 name,

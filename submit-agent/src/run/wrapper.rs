@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use submit_core::{parallel_entries, ParallelEntry, StopReason, PARALLEL_WRAPPER};
 
 use super::call::{error_part, response_part, CallResult, Exec, GateStep, GateTurn, TerminalGate};
-use crate::error::ToolError;
 use crate::message::{Part, ToolRequest, KEY_IS_ERROR};
+use crate::tool::ToolError;
 use crate::tool::ToolOutput;
 
 /// One wrapper call of a turn, and what became of its entries.

@@ -13,8 +13,8 @@ use super::wire::{
 };
 use super::{Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
+use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
-use crate::stream::ModelStream;
 
 const PROVIDER: &str = "claude";
 /// Part metadata namespace holding thinking signatures and redacted thinking.
@@ -23,22 +23,18 @@ const NS: &str = "claude";
 /// (the assembler's own, never in an answer; a control character keeps it apart).
 const STREAMED_INPUT: &str = "\u{1}partial_json";
 
-/// The Anthropic Messages API (`POST /v1/messages`) as a [`Model`](crate::Model).
+/// The Anthropic Messages API (`POST /v1/messages`) as a [`Model`](crate::model::Model).
 ///
 /// A streamed call's arguments (`input_json_delta` pieces) are kept as the text the model
-/// sent ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)); a whole answer's
+/// sent ([`ToolRequest::arguments_text`](crate::message::ToolRequest::arguments_text)); a whole answer's
 /// `input` is its JSON object.
 ///
 /// ```
 /// use submit_agent::transport::Claude;
-/// use submit_agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::{message::Message, model::ModelRequest};
 ///
 /// let model = Claude::new("claude-sonnet-4-5").api_key("sk-test").max_tokens(512);
-/// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
-///     tools: vec![],
-///     tool_choice: ToolChoice::Auto,
-/// };
+/// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
 /// let body = model.request_body(&request, false).unwrap();
 /// assert_eq!(body["system"], "Be brief.");
 /// assert_eq!(body["messages"][0]["content"][0]["text"], "Hi");
@@ -570,7 +566,7 @@ fn keep_text(block: &mut Value, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::definition::ToolDefinition;
+    use crate::tool::ToolDefinition;
 
     fn request(choice: ToolChoice) -> ModelRequest {
         ModelRequest {
@@ -581,7 +577,7 @@ mod tests {
                 input_schema: json!({"type": "object"}),
                 output_schema: None,
                 resume_schema: None,
-                wire: None,
+                wire: Default::default(),
             }],
             tool_choice: choice,
         }

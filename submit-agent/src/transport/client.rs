@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::http::{self, Http, Prepared};
 use super::sse;
 use super::{ApiKey, Retry, TransportError};
+use crate::model::stream::ModelStream;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
-use crate::stream::ModelStream;
 
 /// A provider's API over HTTP: one [`Api`] (what the provider's wire format holds) under the
 /// HTTP model every provider shares (key, base URL, timeout, retries, stream limits).

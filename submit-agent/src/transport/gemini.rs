@@ -14,14 +14,14 @@ use super::wire::{
 };
 use super::{Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
+use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
-use crate::stream::ModelStream;
 
 const PROVIDER: &str = "gemini";
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
 
-/// The Gemini API (`generateContent`) as a [`Model`](crate::Model).
+/// The Gemini API (`generateContent`) as a [`Model`](crate::model::Model).
 ///
 /// Tools are declared with `parametersJsonSchema` (JSON Schema, not the legacy OpenAPI
 /// subset); a tool carrying its exact Gemini declaration (the submit tool, in whichever form
@@ -29,14 +29,10 @@ const NS: &str = "gemini";
 ///
 /// ```
 /// use submit_agent::transport::Gemini;
-/// use submit_agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::{message::Message, model::ModelRequest};
 ///
 /// let model = Gemini::new("gemini-2.5-flash").api_key("test");
-/// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
-///     tools: vec![],
-///     tool_choice: ToolChoice::Auto,
-/// };
+/// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
 /// let body = model.request_body(&request).unwrap();
 /// assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Be brief.");
 /// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");

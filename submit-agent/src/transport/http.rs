@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::sse::{events, next_event, read_stream, Assemble, Events, Limits, Meter, Unread};
 use super::{ApiKey, TransportError};
-use crate::stream::ModelStream;
+use crate::model::stream::ModelStream;
 
 /// How failed calls are retried: 429, 5xx, timeouts and failed connections.
 ///
@@ -29,6 +29,7 @@ use crate::stream::ModelStream;
 /// # }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Retry {
     /// Attempts in all, the first included (at least 1).
     pub max_attempts: u32,
@@ -275,37 +276,31 @@ struct Failed {
     wait: Option<Duration>,
 }
 
-/// Posts with retries (backon's exponential backoff, `retry-after` honoured and capped): a
-/// 429, 408 or 5xx answer, a failed connection, a timeout, and a stream that fails before its
-/// first event are retried; the first success is returned.
+/// Posts with retries, as [`Retry`] says: a 429, 408 or 5xx answer, a failed connection, a
+/// timeout, and a stream that fails before its first event are retried after
+/// [`Retry::delay`]; the first success is returned.
 async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opened, TransportError> {
-    use backon::{ExponentialBuilder, Retryable as _};
     let client = http.client()?;
     let retry = http.retry;
-    let attempts = std::sync::atomic::AtomicU32::new(0);
-    let backoff = ExponentialBuilder::new()
-        .with_min_delay(retry.initial_backoff)
-        .with_max_delay(retry.max_backoff)
-        .with_factor(2.0)
-        .with_max_times(usize::try_from(retry.max_attempts.saturating_sub(1)).unwrap_or(0));
-    let result = (|| async {
-        let n = attempts.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        attempt(http, &client, prepared, streaming, n).await
-    })
-    .retry(backoff)
-    .sleep(tokio::time::sleep)
-    .when(|f: &Failed| f.retry)
-    .adjust(|f: &Failed, delay| delay.map(|d| f.wait.map_or(d, |w| w.min(retry.max_backoff))))
-    .notify(|f: &Failed, delay| {
+    let mut n = 0;
+    loop {
+        n += 1;
+        let failed = match attempt(http, &client, prepared, streaming, n).await {
+            Ok(opened) => return Ok(opened),
+            Err(failed) => failed,
+        };
+        if !failed.retry || n >= retry.max_attempts {
+            return Err(failed.error);
+        }
+        let delay = retry.delay(n, failed.wait);
         tracing::debug!(
             provider = http.provider,
-            error = %f.error,
+            error = %failed.error,
             delay_ms = delay.as_millis() as u64,
             "provider call failed; retrying"
         );
-    })
-    .await;
-    result.map_err(|f| f.error)
+        tokio::time::sleep(delay).await;
+    }
 }
 
 /// One attempt of a call.

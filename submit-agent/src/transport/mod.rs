@@ -1,4 +1,4 @@
-//! Provider transports: the [`Model`](crate::Model) trait over HTTP for Anthropic Messages,
+//! Provider transports: the [`Model`](crate::model::Model) trait over HTTP for Anthropic Messages,
 //! Gemini `generateContent`, OpenAI Chat Completions and OpenAI Responses.
 //!
 //! Each provider sits behind its own cargo feature (`claude`, `gemini`, `openai-chat`,
@@ -10,7 +10,7 @@
 //! - retries 429 and 5xx answers and failed connections with exponential backoff, honouring
 //!   `retry-after` (see [`Retry`]);
 //! - maps failures to the typed [`TransportError`], keeping the status and the provider's own
-//!   message; its `send` method returns it, the [`Model`](crate::Model) impl turns it into text;
+//!   message; its `send` method returns it, the [`Model`](crate::model::Model) impl turns it into text;
 //! - streams over server-sent events when the run streams, passing text, reasoning and
 //!   finished tool calls to the chunk sink and assembling the same response the non-streaming
 //!   call returns;
@@ -36,7 +36,7 @@
 //! ```no_run
 //! # #[cfg(feature = "claude")] {
 //! use submit_agent::transport::Claude;
-//! use submit_agent::{Agent, Message};
+//! use submit_agent::{message::Message, run::Agent};
 //!
 //! let model = Claude::new("claude-sonnet-4-5").max_tokens(1024);
 //! let agent = Agent::new(model);

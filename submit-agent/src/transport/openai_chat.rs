@@ -13,28 +13,24 @@ use super::wire::{
 };
 use super::{Transport, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
+use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
-use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-chat";
 
-/// The OpenAI Chat Completions API (`POST /v1/chat/completions`) as a [`Model`](crate::Model).
+/// The OpenAI Chat Completions API (`POST /v1/chat/completions`) as a [`Model`](crate::model::Model).
 ///
 /// Tools are sent with `strict: false` (the definitions the loop passes are plain JSON
 /// Schema); a tool carrying its exact Chat definition (the submit tool) is sent as that. Tool
 /// results are text; media in a tool result is refused with an error. A call's `arguments`
-/// text is kept as the model sent it ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)).
+/// text is kept as the model sent it ([`ToolRequest::arguments_text`](crate::message::ToolRequest::arguments_text)).
 ///
 /// ```
 /// use submit_agent::transport::OpenAiChat;
-/// use submit_agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::{message::Message, model::ModelRequest};
 ///
 /// let model = OpenAiChat::new("gpt-4.1").api_key("sk-test");
-/// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
-///     tools: vec![],
-///     tool_choice: ToolChoice::Auto,
-/// };
+/// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
 /// let body = model.request_body(&request, false).unwrap();
 /// assert_eq!(body["messages"][0], serde_json::json!({"role": "system", "content": "Be brief."}));
 /// assert_eq!(body["messages"][1], serde_json::json!({"role": "user", "content": "Hi"}));

@@ -14,31 +14,27 @@ use super::wire::{
 };
 use super::{Transport, TransportError};
 use crate::message::{Media, Message, Part, PartKind, Role};
+use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
-use crate::stream::ModelStream;
 
 const PROVIDER: &str = "openai-responses";
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
 
-/// The OpenAI Responses API (`POST /v1/responses`) as a [`Model`](crate::Model).
+/// The OpenAI Responses API (`POST /v1/responses`) as a [`Model`](crate::model::Model).
 ///
 /// Tools are sent with `strict: false` explicitly (an omitted `strict` makes the API
 /// normalize the schema into strict mode); a tool carrying its exact Responses definition
 /// (the submit tool) is sent as that. Reasoning items are kept on reasoning parts and
 /// sent back on the next turn. A call's `arguments` text is kept as the model sent it
-/// ([`ToolRequest::arguments_text`](crate::ToolRequest::arguments_text)).
+/// ([`ToolRequest::arguments_text`](crate::message::ToolRequest::arguments_text)).
 ///
 /// ```
 /// use submit_agent::transport::OpenAiResponses;
-/// use submit_agent::{Message, ModelRequest, ToolChoice};
+/// use submit_agent::{message::Message, model::ModelRequest};
 ///
 /// let model = OpenAiResponses::new("gpt-5").api_key("sk-test");
-/// let request = ModelRequest {
-///     messages: vec![Message::system("Be brief.").into(), Message::user("Hi").into()],
-///     tools: vec![],
-///     tool_choice: ToolChoice::Auto,
-/// };
+/// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
 /// let body = model.request_body(&request, false).unwrap();
 /// assert_eq!(body["instructions"], "Be brief.");
 /// assert_eq!(body["input"][0]["content"][0]["type"], "input_text");

@@ -13,7 +13,7 @@ use sse_stream::{Sse, SseStream};
 
 use super::TransportError;
 use crate::message::{Chunk, Part};
-use crate::stream::ModelStream;
+use crate::model::stream::ModelStream;
 
 /// Builds the provider's answer from stream events.
 pub trait Assemble: Send + 'static {
@@ -294,7 +294,7 @@ pub(crate) fn decode_stream<'a, A: Assemble>(
     assembler: A,
 ) -> Result<Value, TransportError> {
     let sink = ModelStream {
-        stream: crate::stream::Stream::new(Arc::new(|_| Ok(()))),
+        stream: crate::model::stream::Stream::new(Arc::new(|_| Ok(()))),
     };
     let bytes = futures::stream::iter(chunks.into_iter().map(Ok::<_, Infallible>));
     let (events, meter) = events(bytes, limits);
@@ -373,7 +373,7 @@ mod tests {
     fn hostile_stream_events_are_errors_not_panics() {
         use serde_json::json;
         let sink = ModelStream {
-            stream: crate::stream::Stream::new(Arc::new(|_| Ok(()))),
+            stream: crate::model::stream::Stream::new(Arc::new(|_| Ok(()))),
         };
         let shapes = [
             json!(null),

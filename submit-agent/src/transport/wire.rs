@@ -25,13 +25,13 @@ pub(crate) fn error_text(output: Option<&Value>) -> String {
 }
 
 /// The joined text of every system message; non-text system parts are refused.
-pub(crate) fn system_text<M: std::borrow::Borrow<crate::Message>>(
+pub(crate) fn system_text<M: std::borrow::Borrow<crate::message::Message>>(
     provider: &'static str,
     messages: &[M],
 ) -> Result<Option<String>, TransportError> {
     let mut texts = Vec::new();
     for message in messages.iter().map(|m| m.borrow()) {
-        if message.role != crate::Role::System {
+        if message.role != crate::message::Role::System {
             continue;
         }
         for part in &message.content {

@@ -2,8 +2,8 @@
 //! handles: the request's `id` read back from the bytes, and the error object.
 //!
 //! rmcp's own error object leaves `id` out when it is not known (`JsonRpcError`, after MCP
-//! 2026-07-28); the protocol revisions hosts speak today follow JSON-RPC 2.0, whose §5 asks
-//! for `"id": null` then, and these answers write that.
+//! 2026-07-28); the protocol revisions hosts speak today follow JSON-RPC 2.0, whose section 5
+//! asks for `"id": null` then, and these answers write that.
 
 use std::io::Read;
 

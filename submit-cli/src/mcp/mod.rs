@@ -301,7 +301,7 @@ impl SubmitServer {
         })?;
         gate.accepted = true;
         tracing::info!(
-            recovery = accepted.recovery.map(|r| r.as_str()),
+            recovery = accepted.recovery().map(|r| r.as_str()),
             reasoning_bytes = accepted.reasoning.len(),
             "submit accepted"
         );

@@ -39,9 +39,8 @@ const REASONING: &str = "reasoning";
 
 /// The `inputSchema` of `tool`, built from `document` (the schema file's JSON).
 pub fn input_schema(tool: &SubmitTool<Value>, document: &Value) -> JsonObject {
-    let options = tool.options();
-    let field = options.get_payload_field_name();
-    let flat = options.get_flat_payload();
+    let field = tool.payload_field();
+    let flat = tool.is_flat();
     // What the provider definitions agree on beyond the payload: the reasoning parameter and
     // the required list.
     let definition = tool.definition(Provider::Claude);
@@ -55,17 +54,14 @@ pub fn input_schema(tool: &SubmitTool<Value>, document: &Value) -> JsonObject {
     };
 
     let mut payload = Map::new();
-    payload.insert(
-        "description".into(),
-        options.get_payload_description().into(),
-    );
+    payload.insert("description".into(), tool.payload_description().into());
     for (key, value) in document {
         if !ROOT_ONLY.contains(&key.as_str()) && key != "description" {
             payload.insert(key.clone(), value.clone());
         }
     }
     if let Some(Value::Object(properties)) = payload.get_mut("properties") {
-        properties.retain(|name, _| !options.get_omit_payload_fields().contains(name));
+        properties.retain(|name, _| !tool.omitted_payload_fields().contains(name));
     }
 
     let mut rewrite = Rewrite {

@@ -286,7 +286,7 @@ impl<R: BufRead> Read for RestOfLine<'_, R> {
 /// notification that is not one of the protocol's).
 fn read_message(line: &[u8]) -> Option<Incoming> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    // RFC 8259 §8.1 lets a parser skip a byte order mark, as rmcp does.
+    // RFC 8259 (section 8.1) lets a parser skip a byte order mark, as rmcp does.
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;

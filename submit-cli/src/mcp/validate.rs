@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
-use submit_agent::{Finding, FindingKind};
+use submit_agent::executor::Finding;
 use tokio::io::AsyncWriteExt;
 
 /// The identifier of a finding the validator gave as a bare string.
@@ -128,8 +128,8 @@ fn shell(command: &str) -> tokio::process::Command {
 }
 
 /// Reads a validator's output: a JSON array whose items are strings (the finding's details)
-/// or objects with a `details` string and optionally `identifier`, `name`, `details_url` and
-/// `kind` (`review`, the default, or `ciCheck`).
+/// or objects with a `details` string and optionally `identifier`, `name` and `details_url`
+/// (other members are ignored).
 pub fn parse_findings(stdout: &[u8]) -> Result<Vec<Finding>, String> {
     let items: Vec<Value> = serde_json::from_slice(stdout).map_err(|error| error.to_string())?;
     items
@@ -137,7 +137,7 @@ pub fn parse_findings(stdout: &[u8]) -> Result<Vec<Finding>, String> {
         .enumerate()
         .map(|(index, item)| {
             let finding = match item {
-                Value::String(details) => Ok(Finding::review(VALIDATE_IDENTIFIER, details)),
+                Value::String(details) => Ok(Finding::new(VALIDATE_IDENTIFIER, details)),
                 item => serde_json::from_value::<Reported>(item).map(Finding::from),
             };
             finding.map_err(|why| format!("finding {index}: {why}"))
@@ -155,28 +155,19 @@ struct Reported {
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
-    details_url: String,
-    #[serde(default = "review")]
-    kind: FindingKind,
+    details_url: Option<String>,
 }
 
 fn validate_identifier() -> String {
     VALIDATE_IDENTIFIER.to_owned()
 }
 
-fn review() -> FindingKind {
-    FindingKind::Review
-}
-
 impl From<Reported> for Finding {
     fn from(reported: Reported) -> Self {
-        Finding {
-            kind: reported.kind,
-            identifier: reported.identifier,
-            name: reported.name,
-            details: reported.details,
-            details_url: reported.details_url,
-        }
+        let mut finding = Finding::new(reported.identifier, reported.details);
+        finding.name = reported.name;
+        finding.details_url = reported.details_url.filter(|url| !url.is_empty());
+        finding
     }
 }
 
@@ -187,12 +178,11 @@ mod tests {
     #[test]
     fn findings_may_be_strings_or_objects() {
         let findings = parse_findings(
-            br#"["too short", {"details": "no source", "identifier": "sources", "kind": "ciCheck"}]"#,
+            br#"["too short", {"details": "no source", "identifier": "sources", "kind": "review"}]"#,
         )
         .unwrap();
-        assert_eq!(findings[0], Finding::review("validate", "too short"));
+        assert_eq!(findings[0], Finding::new("validate", "too short"));
         assert_eq!(findings[1].identifier, "sources");
-        assert_eq!(findings[1].kind, FindingKind::CiCheck);
         assert_eq!(findings[1].details, "no source");
         assert!(parse_findings(b" [] \n").unwrap().is_empty());
     }
@@ -209,10 +199,6 @@ mod tests {
         assert_eq!(
             error(br#"[{"identifier": "x"}]"#),
             "finding 0: missing field `details`"
-        );
-        assert_eq!(
-            error(br#"[{"details": "d", "kind": "lint"}]"#),
-            "finding 0: unknown variant `lint`, expected `review` or `ciCheck`"
         );
         assert!(error(b"").starts_with("EOF while parsing"));
     }

@@ -245,7 +245,7 @@ mod tests {
     use super::super::summary::Summary;
     use super::super::test_support::{accepted, parameter, payload, recovered};
     use super::*;
-    use submit_core::{AppliedRecovery, ParameterCause, Recovery, TextFormat};
+    use submit_core::{ParameterCause, Recovery, RecoveryKind, TextFormat};
 
     #[test]
     fn text_from_the_input_is_escaped() {
@@ -282,7 +282,7 @@ mod tests {
         for _ in 0..3 {
             summary.record(&accepted(None), None);
         }
-        summary.record(&accepted(Some(Recovery::Stringified)), None);
+        summary.record(&accepted(Some(RecoveryKind::Stringified)), None);
         summary.record(&parameter(ParameterCause::AbsentOrMistyped), None);
         summary.record(&payload(), None);
         summary.lines = 6;
@@ -337,7 +337,7 @@ mod tests {
             lines: 4,
             ..Summary::default()
         };
-        let in_text = |format| recovered(vec![AppliedRecovery::call_in_text(format)]);
+        let in_text = |format| recovered(vec![Recovery::call_in_text(format)]);
         summary.record(&in_text(TextFormat::Hermes), None);
         summary.record(&in_text(TextFormat::Hermes), None);
         summary.record(&in_text(TextFormat::Pythonic), None);

@@ -1,19 +1,19 @@
 //! `triage`: calls, batch results, responses or conversations, one a line, streamed in
 //! bounded memory, summarized.
 //!
-//! Read bottom to top: each file uses only the ones listed before it.
+//! The files, by what they hold:
 //!
-//! 1. `summary.rs`: the running counts, and the malformed lines kept by number.
-//! 2. `report.rs`: the counts as shares of the calls, as JSON or as a table.
-//! 3. `html.rs`: the report as a static HTML page with a chart.
-//! 4. `line.rs`, `calls.rs`, `response.rs`, `found.rs`: what a line holds (the submit calls,
-//!    each with how its turn ended, and the visible text of a response's turn that made none);
-//!    the calls in each provider's message shapes; what a whole response holds; and where the
-//!    calls are in a line: a bare call, a batch entry, a whole response or a conversation.
-//! 5. `handler.rs`: each call found handled by the submit tool, and each such text read for a
-//!    call written as text.
-//! 6. `progress.rs`: the progress line on a terminal.
-//! 7. `read.rs`: the bounded line reader, which runs the rest over a whole input.
+//! - `read.rs`: the bounded line reader, which drives the rest over a whole input.
+//! - `line.rs`, `found.rs`, `calls.rs`, `response.rs`: what a line holds and where its calls
+//!   are (a bare call, a batch entry, a whole response or a conversation); the calls in each
+//!   provider's message shapes, each with how its turn ended; and the visible text of a
+//!   response's turn that made none.
+//! - `handler.rs`: each call found handled by the submit tool, and each such text read for a
+//!   call written as text.
+//! - `summary.rs`: the running counts, and the malformed lines kept by number.
+//! - `report.rs`: the counts as shares of the calls, as JSON or as a table; `html.rs` the
+//!   report as a static HTML page with a chart.
+//! - `progress.rs`: the progress line on a terminal.
 
 mod calls;
 mod found;

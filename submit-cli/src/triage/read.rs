@@ -48,13 +48,11 @@ pub enum StreamError {
 /// // A stand-in for a tool's handler: accepts `{"ok": …}`, refuses anything else.
 /// let handle = |call: &Value| match call.get("ok") {
 ///     Some(response) => Ok(Handled {
-///         outcome: Outcome::Accepted(Accepted {
-///             response: response.clone(),
-///             reasoning: String::new(),
-///             recovery: None,
-///             recoveries: Vec::new(),
-///             tool_result: json!({"success": true}),
-///         }),
+///         outcome: Outcome::Accepted(Accepted::new(
+///             response.clone(),
+///             String::new(),
+///             json!({"success": true}),
+///         )),
 ///         shape: None,
 ///     }),
 ///     None => Err("not a call".to_owned()),
@@ -211,12 +209,12 @@ mod tests {
     use super::super::summary::MalformedLine;
     use super::super::test_support::{accepted, outcome_shape, parameter, payload};
     use super::*;
-    use submit_core::{ParameterCause, Recovery};
+    use submit_core::{ParameterCause, RecoveryKind};
 
     fn fake(value: &Value) -> Result<Handled, String> {
         let outcome = match value.get("kind").and_then(Value::as_str) {
             Some("clean") => accepted(None),
-            Some("stringified") => accepted(Some(Recovery::Stringified)),
+            Some("stringified") => accepted(Some(RecoveryKind::Stringified)),
             Some("declined") => parameter(ParameterCause::StringifiedDeclined),
             Some("payload") => payload(),
             _ => return Err("not a test call".to_owned()),

@@ -518,7 +518,7 @@ mod tests {
     use super::super::test_support::{accepted, outcome_shape, parameter, payload, recovered};
     use super::*;
     use serde_json::json;
-    use submit_core::{AppliedRecovery, Recovery, RecoveryKind};
+    use submit_core::{Recovery, RecoveryKind};
 
     #[test]
     fn summary_aggregates_counts_and_shares() {
@@ -526,9 +526,9 @@ mod tests {
         let outcomes = [
             accepted(None),
             accepted(None),
-            accepted(Some(Recovery::Stringified)),
-            accepted(Some(Recovery::ReasoningOpener)),
-            accepted(Some(Recovery::ReasoningMember)),
+            accepted(Some(RecoveryKind::Stringified)),
+            accepted(Some(RecoveryKind::ReasoningOpener)),
+            accepted(Some(RecoveryKind::ReasoningMember)),
             parameter(ParameterCause::UndecodableArguments),
             parameter(ParameterCause::AbsentOrMistyped),
             parameter(ParameterCause::StringifiedDeclined),
@@ -657,7 +657,7 @@ mod tests {
     fn every_recovery_kind_has_a_row_and_a_json_key() {
         let mut summary = Summary::default();
         for kind in RecoveryKind::ALL {
-            summary.record(&recovered(vec![AppliedRecovery::new(kind)]), None);
+            summary.record(&recovered(vec![Recovery::new(kind)]), None);
         }
         let report = summary.report(10);
         let rows = report.rows();
@@ -682,10 +682,7 @@ mod tests {
     fn every_text_format_has_a_row_under_call_in_text_and_a_json_key() {
         let mut summary = Summary::default();
         for format in TextFormat::ALL {
-            summary.record(
-                &recovered(vec![AppliedRecovery::call_in_text(format)]),
-                None,
-            );
+            summary.record(&recovered(vec![Recovery::call_in_text(format)]), None);
         }
         let report = summary.report(10);
         assert_eq!(
@@ -725,13 +722,13 @@ mod tests {
             lines: 4,
             ..Summary::default()
         };
-        let in_text = |format| AppliedRecovery::call_in_text(format);
+        let in_text = |format| Recovery::call_in_text(format);
         summary.record(&recovered(vec![in_text(TextFormat::Hermes)]), None);
         // Each kind counts once for a call, whatever else applied after it.
         summary.record(
             &recovered(vec![
                 in_text(TextFormat::XmlFunction),
-                AppliedRecovery::new(RecoveryKind::StringifiedArguments),
+                Recovery::new(RecoveryKind::StringifiedArguments),
             ]),
             None,
         );

@@ -110,7 +110,7 @@ impl Summary {
         match outcome {
             Outcome::Accepted(accepted) => {
                 self.accepted += 1;
-                if accepted.recoveries.is_empty() && accepted.recovery.is_none() {
+                if accepted.recoveries.is_empty() {
                     self.clean += 1;
                 }
                 // Each kind that applied counts once for the call.
@@ -119,9 +119,6 @@ impl Summary {
                     if !kinds.contains(&rule.kind) {
                         kinds.push(rule.kind);
                     }
-                }
-                if kinds.is_empty() {
-                    kinds.extend(accepted.recovery.map(RecoveryKind::from));
                 }
                 for kind in kinds {
                     if let Some(count) = self.kind_count(kind) {

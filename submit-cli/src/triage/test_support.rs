@@ -2,47 +2,32 @@
 
 use serde_json::{json, Value};
 use submit_core::{
-    Accepted, AppliedRecovery, Outcome, ParameterCause, Recovery, Rejected, SubmitError,
+    Accepted, Outcome, ParameterCause, Recovery, RecoveryKind, Rejected, SubmitError,
 };
 
-pub(crate) fn accepted(recovery: Option<Recovery>) -> Outcome<Value> {
-    Outcome::Accepted(Accepted {
-        response: json!({}),
-        reasoning: String::new(),
-        recovery,
-        recoveries: Vec::new(),
-        tool_result: json!({"success": true}),
-    })
+pub(crate) fn accepted(recovery: Option<RecoveryKind>) -> Outcome<Value> {
+    recovered(recovery.into_iter().map(Recovery::new).collect())
 }
 
-pub(crate) fn recovered(recoveries: Vec<AppliedRecovery>) -> Outcome<Value> {
-    Outcome::Accepted(Accepted {
-        response: json!({}),
-        reasoning: String::new(),
-        recovery: None,
-        recoveries,
-        tool_result: json!({"success": true}),
-    })
+pub(crate) fn recovered(recoveries: Vec<Recovery>) -> Outcome<Value> {
+    Outcome::Accepted(
+        Accepted::new(json!({}), String::new(), json!({"success": true}))
+            .with_recoveries(recoveries),
+    )
 }
 
 pub(crate) fn parameter(cause: ParameterCause) -> Outcome<Value> {
-    Outcome::Rejected(Rejected {
-        error: SubmitError::Parameter {
-            cause,
-            message: "m".to_owned(),
-            echo: None,
-        },
-        tool_result: json!({"error": "m"}),
-    })
+    Outcome::Rejected(Rejected::new(SubmitError::Parameter {
+        cause,
+        message: "m".to_owned(),
+        echo: None,
+    }))
 }
 
 pub(crate) fn payload() -> Outcome<Value> {
-    Outcome::Rejected(Rejected {
-        error: SubmitError::Payload {
-            message: "m".to_owned(),
-        },
-        tool_result: json!({"error": "m"}),
-    })
+    Outcome::Rejected(Rejected::new(SubmitError::Payload {
+        message: "m".to_owned(),
+    }))
 }
 
 pub(crate) fn outcome_shape(outcome: &Outcome<Value>) -> Option<String> {

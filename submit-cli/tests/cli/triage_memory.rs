@@ -51,13 +51,11 @@ fn a_100_mib_line_is_skipped_in_bounded_memory_and_every_line_counted() {
     };
     let handle = |call: &serde_json::Value| {
         Ok(Handled {
-            outcome: Outcome::Accepted(Accepted {
-                response: call.clone(),
-                reasoning: String::new(),
-                recovery: None,
-                recoveries: Vec::new(),
-                tool_result: json!({"success": true}),
-            }),
+            outcome: Outcome::Accepted(Accepted::new(
+                call.clone(),
+                String::new(),
+                json!({"success": true}),
+            )),
             shape: None,
         })
     };

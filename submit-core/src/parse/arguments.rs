@@ -1,18 +1,27 @@
-//! Step 1: decode the arguments into one JSON object, and read its members.
+//! A call's arguments, and step 1 of the parsing rules: decoding them into one JSON object.
 //!
 //! Arguments that arrived as a JSON value are read in place. Arguments that arrived as text
-//! are decoded once into their members' raw JSON text (`&RawValue`), so the payload's text is
-//! decoded into the response type later without being materialised as a `Value` first.
+//! are read once, member by member, each member kept as its raw JSON text (`&RawValue`), so the
+//! payload's text is decoded into the response type later without becoming a `Value` first.
+//!
+//! The common case takes a fast path inside that one read, as serde_json's string reader takes
+//! its borrowed path inside its one loop: when the tool decodes its payload straight from JSON
+//! text, the reasoning string is unescaped and the payload object decoded into the response type
+//! while the object is read, so a clean call is read once. Whatever that read does not expect
+//! (a reasoning that is no string, a payload that does not decode, a member named twice, text
+//! that is no object) stops it, and the object is read again with every member as written, for
+//! the later steps to judge.
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::cow_str::CowStr;
-use super::duplicates::Seen;
+use super::members::{decode_map, repeated, CowStr, Members, Seen};
+use super::reasoning::REASONING;
 use crate::error::{ParameterCause, SubmitError};
 
 /// A call's arguments, provider-neutral.
@@ -28,20 +37,20 @@ pub enum Arguments<'a> {
 
 /// The arguments object after step 1.
 #[derive(Debug)]
-pub(crate) enum Args<'a> {
+pub(crate) enum Object<'a> {
     /// `{}`: a missing arguments field or JSON `null`.
     Empty,
     /// An object that arrived as a value.
     Value(&'a Map<String, Value>),
     /// An object that arrived as text, member by member.
-    Raw(RawObject<'a>),
+    Text(Members<'a>),
 }
 
-/// One argument: a value in place, or the raw JSON text of a member.
+/// One member's value: a value in place, or its raw JSON text.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Param<'a> {
+pub(crate) enum Member<'a> {
     Value(&'a Value),
-    Raw(&'a RawValue),
+    Text(&'a RawValue),
 }
 
 /// The JSON type of a value, named as the messages name it.
@@ -93,58 +102,183 @@ impl JsonType {
     }
 }
 
-/// Step 1. Arguments that are not one JSON object reject with cause *undecodable arguments*;
-/// JSON `null` and a missing field read as `{}`.
-pub(crate) fn decode(arguments: Arguments<'_>) -> Result<Args<'_>, SubmitError> {
-    match arguments {
-        Arguments::Missing | Arguments::Value(Value::Null) => Ok(Args::Empty),
-        Arguments::Value(Value::Object(map)) => Ok(Args::Value(map)),
-        Arguments::Value(other) => Err(not_an_object(JsonType::of(other))),
-        Arguments::Text(text) => decode_text(text).map_err(Step1::into_error),
-    }
-}
-
-/// Why step 1 rejected argument text.
-#[derive(Debug)]
-pub(crate) enum Step1 {
-    /// The text is not one JSON object: the rules of SUBMIT.md §10.1 may still read it.
-    NotAnObject(SubmitError),
-    /// The text is one JSON object, but it names a member twice (§10.2).
-    Duplicate(SubmitError),
-}
-
-impl Step1 {
-    pub(crate) fn into_error(self) -> SubmitError {
+impl<'a> Object<'a> {
+    /// The member named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<Member<'a>> {
         match self {
-            Step1::NotAnObject(error) | Step1::Duplicate(error) => error,
+            Object::Empty => None,
+            Object::Value(map) => map.get(name).map(Member::Value),
+            Object::Text(members) => members.get(name).map(Member::Text),
+        }
+    }
+
+    /// How many members the object has.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Object::Empty => 0,
+            Object::Value(map) => map.len(),
+            Object::Text(members) => members.list.len(),
+        }
+    }
+
+    /// Every member, in order.
+    pub(crate) fn members(&self) -> Vec<(Cow<'a, str>, Member<'a>)> {
+        match self {
+            Object::Empty => Vec::new(),
+            Object::Value(map) => map
+                .iter()
+                .map(|(name, value)| (Cow::Borrowed(name.as_str()), Member::Value(value)))
+                .collect(),
+            Object::Text(members) => members
+                .list
+                .iter()
+                .map(|(name, raw)| (name.clone(), Member::Text(raw)))
+                .collect(),
         }
     }
 }
 
-/// Step 1 for argument text, telling a duplicate member apart from text that is no object.
-pub(crate) fn decode_text(text: &str) -> Result<Args<'_>, Step1> {
-    if text.trim_start().starts_with('{') {
-        super::duplicates::clear();
-        return serde_json::from_str::<RawObject<'_>>(text)
-            .map(Args::Raw)
-            .map_err(|error| match super::duplicates::take() {
-                Some(name) => Step1::Duplicate(super::duplicates::rejection(&name)),
-                None => Step1::NotAnObject(undecodable(&error.to_string())),
-            });
+impl<'a> Member<'a> {
+    pub(crate) fn json_type(self) -> JsonType {
+        match self {
+            Member::Value(value) => JsonType::of(value),
+            Member::Text(raw) => JsonType::of_text(raw.get()),
+        }
     }
-    decode_other_text(text).map_err(Step1::NotAnObject)
+
+    /// The string this member holds, unescaped (borrowed when it can be).
+    pub(crate) fn as_str(self) -> Option<Cow<'a, str>> {
+        match self {
+            Member::Value(value) => value.as_str().map(Cow::Borrowed),
+            Member::Text(raw) => serde_json::from_str::<CowStr<'a>>(raw.get())
+                .ok()
+                .map(|text| text.0),
+        }
+    }
 }
 
-/// Text that does not start with `{`: `null`, or a rejection naming what it is.
-fn decode_other_text(text: &str) -> Result<Args<'_>, SubmitError> {
-    // Not an object: validate it (serde_json skips a value without recursion) so the model
-    // hears what the decoder said about broken text, and the type of well-formed text.
-    match serde_json::from_str::<IgnoredAny>(text) {
-        Err(error) => Err(undecodable(&error.to_string())),
-        Ok(_) => match JsonType::of_text(text) {
-            JsonType::Null => Ok(Args::Empty),
-            other => Err(not_an_object(other)),
-        },
+/// The members step 1 reads in place on its fast path: the payload parameter's name, and
+/// whether the reasoning parameter is advertised.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InPlace<'t> {
+    pub(crate) payload: &'t str,
+    pub(crate) reasoning: bool,
+}
+
+/// What step 1 read: the arguments object, and what its fast path read in place.
+pub(crate) struct Read<'a, R> {
+    /// The object. A member read in place stands in it as `null`: its value is below.
+    pub(crate) object: Object<'a>,
+    /// The reasoning string, unescaped.
+    pub(crate) reasoning: Option<Cow<'a, str>>,
+    /// The payload parameter, when it was an object (decoded) or a string.
+    pub(crate) payload: Option<PayloadRead<'a, R>>,
+}
+
+impl<'a, R> Read<'a, R> {
+    /// An object with nothing read in place.
+    pub(crate) fn plain(object: Object<'a>) -> Self {
+        Read {
+            object,
+            reasoning: None,
+            payload: None,
+        }
+    }
+}
+
+/// The payload parameter as step 1's fast path read it.
+pub(crate) enum PayloadRead<'a, R> {
+    /// An object, decoded into the response type.
+    Decoded(R),
+    /// A string, its content unescaped.
+    String(Cow<'a, str>),
+}
+
+/// What step 1 found.
+pub(crate) enum Step1<'a, R> {
+    /// One JSON object.
+    Object(Read<'a, R>),
+    /// Argument text that is no JSON object: the rules for the arguments as a whole may still
+    /// read an object out of `text`; if none does, `rejection` is the answer.
+    NotAnObject {
+        text: &'a str,
+        rejection: SubmitError,
+    },
+}
+
+/// Step 1. JSON `null` and a missing field read as `{}`; a value that is no object, or an
+/// object that names a member twice, rejects with cause *undecodable arguments*. `in_place`
+/// names the members the fast path reads in place, when the tool decodes its payload straight
+/// from text.
+pub(crate) fn read<'a, R: DeserializeOwned>(
+    arguments: Arguments<'a>,
+    in_place: Option<InPlace<'_>>,
+) -> Result<Step1<'a, R>, SubmitError> {
+    let object = match arguments {
+        Arguments::Missing | Arguments::Value(Value::Null) => Object::Empty,
+        Arguments::Value(Value::Object(map)) => Object::Value(map),
+        Arguments::Value(other) => return Err(not_an_object(JsonType::of(other))),
+        Arguments::Text(text) => return read_text(text, in_place),
+    };
+    Ok(Step1::Object(Read::plain(object)))
+}
+
+/// Step 1 on argument text: the fast path first where it applies, then the read of every
+/// member as written.
+fn read_text<'a, R: DeserializeOwned>(
+    text: &'a str,
+    in_place: Option<InPlace<'_>>,
+) -> Result<Step1<'a, R>, SubmitError> {
+    if !text.trim_start().starts_with('{') {
+        // Not an object: validate it (serde_json skips a value without recursion) so the model
+        // hears what the decoder said about broken text, and the type of well-formed text.
+        let rejection = match serde_json::from_str::<IgnoredAny>(text) {
+            Err(error) => undecodable(&error.to_string()),
+            Ok(_) => match JsonType::of_text(text) {
+                JsonType::Null => return Ok(Step1::Object(Read::plain(Object::Empty))),
+                other => not_an_object(other),
+            },
+        };
+        return Ok(Step1::NotAnObject { text, rejection });
+    }
+    if let Some(read) = in_place.and_then(|names| read_in_place(text, names)) {
+        return Ok(Step1::Object(read));
+    }
+    match Members::read(text) {
+        Ok(members) => Ok(Step1::Object(Read::plain(Object::Text(members)))),
+        Err(Ok(name)) => Err(repeated(&name)),
+        Err(Err(error)) => Ok(Step1::NotAnObject {
+            text,
+            rejection: undecodable(&error.to_string()),
+        }),
+    }
+}
+
+/// The fast path: the object read with the members `names` read in place; `None` wherever it
+/// gives up.
+pub(crate) fn read_in_place<'a, R: DeserializeOwned>(
+    text: &'a str,
+    names: InPlace<'_>,
+) -> Option<Read<'a, R>> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let read = InPlaceReader::<R> {
+        names,
+        response: PhantomData,
+    }
+    .deserialize(&mut deserializer)
+    .ok()?;
+    deserializer.end().ok()?;
+    Some(read)
+}
+
+/// The members of one JSON object of text, each named once; `None` for anything else.
+pub(crate) fn object_members(text: &str) -> Option<Members<'_>> {
+    match read_text::<IgnoredAny>(text, None) {
+        Ok(Step1::Object(Read {
+            object: Object::Text(members),
+            ..
+        })) => Some(members),
+        _ => None,
     }
 }
 
@@ -159,96 +293,92 @@ fn undecodable(what: &str) -> SubmitError {
     )
 }
 
-impl<'a> Args<'a> {
-    /// The member named `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<Param<'a>> {
-        match self {
-            Args::Empty => None,
-            Args::Value(map) => map.get(name).map(Param::Value),
-            Args::Raw(object) => object.get(name).map(Param::Raw),
-        }
+/// The fast path's reader: the object member by member, the reasoning unescaped and the
+/// payload decoded in place; any error gives up.
+struct InPlaceReader<'t, R> {
+    names: InPlace<'t>,
+    response: PhantomData<fn() -> R>,
+}
+
+impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for InPlaceReader<'_, R> {
+    type Value = Read<'de, R>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
     }
 }
 
-impl<'a> Args<'a> {
-    /// Every member, in order.
-    pub(crate) fn members(&self) -> Vec<(Cow<'a, str>, Param<'a>)> {
-        match self {
-            Args::Empty => Vec::new(),
-            Args::Value(map) => map
-                .iter()
-                .map(|(name, value)| (Cow::Borrowed(name.as_str()), Param::Value(value)))
-                .collect(),
-            Args::Raw(object) => object
-                .members
-                .iter()
-                .map(|(name, raw)| (name.clone(), Param::Raw(raw)))
-                .collect(),
-        }
-    }
-}
+impl<'de, R: DeserializeOwned> Visitor<'de> for InPlaceReader<'_, R> {
+    type Value = Read<'de, R>;
 
-impl<'a> Param<'a> {
-    pub(crate) fn json_type(self) -> JsonType {
-        match self {
-            Param::Value(value) => JsonType::of(value),
-            Param::Raw(raw) => JsonType::of_text(raw.get()),
-        }
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the arguments object")
     }
 
-    /// The string this parameter holds, unescaped (borrowed when it can be).
-    pub(crate) fn as_str(self) -> Option<Cow<'a, str>> {
-        match self {
-            Param::Value(value) => value.as_str().map(Cow::Borrowed),
-            Param::Raw(raw) => serde_json::from_str::<CowStr<'a>>(raw.get())
-                .ok()
-                .map(|text| text.0),
-        }
-    }
-}
-
-/// The members of a JSON object, each as its raw JSON text, in order (keys unescaped).
-#[derive(Debug, Default)]
-pub(crate) struct RawObject<'a> {
-    pub(crate) members: Vec<(Cow<'a, str>, &'a RawValue)>,
-}
-
-impl<'a> RawObject<'a> {
-    /// The member named `name` (a name appears once: the reader rejects a repeat).
-    pub(crate) fn get(&self, name: &str) -> Option<&'a RawValue> {
-        self.members
-            .iter()
-            .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| *value)
-    }
-}
-
-impl<'de> Deserialize<'de> for RawObject<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-
-        impl<'de> Visitor<'de> for Members {
-            type Value = RawObject<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut list = Vec::new();
+        let mut read = Read {
+            object: Object::Empty,
+            reasoning: None,
+            payload: None,
+        };
+        let mut seen = Seen::default();
+        while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
+            if !seen.insert(&key) {
+                return Err(serde::de::Error::custom("a member appears twice"));
             }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                let mut seen = Seen::default();
-                while let Some(key) = map.next_key::<CowStr<'de>>()? {
-                    if !seen.insert(&key.0) {
-                        return Err(super::duplicates::stop(&key.0));
-                    }
-                    members.push((key.0, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(RawObject { members })
+            if key == self.names.payload {
+                read.payload = map.next_value_seed(PayloadInPlace(PhantomData))?;
+            } else if self.names.reasoning && key == REASONING {
+                read.reasoning = Some(map.next_value::<CowStr<'de>>()?.0);
+            } else {
+                list.push((key, map.next_value::<&'de RawValue>()?));
+                continue;
             }
+            list.push((key, RawValue::NULL));
         }
+        read.object = Object::Text(Members { list });
+        Ok(read)
+    }
+}
 
-        deserializer.deserialize_map(Members)
+/// The payload read in place: an object decoded into the response type, a string's content,
+/// or `null` (`None`); anything else gives up.
+struct PayloadInPlace<R>(PhantomData<fn() -> R>);
+
+impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for PayloadInPlace<R> {
+    type Value = Option<PayloadRead<'de, R>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, R: DeserializeOwned> Visitor<'de> for PayloadInPlace<R> {
+    type Value = Option<PayloadRead<'de, R>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Ok(Some(PayloadRead::Decoded(decode_map(map, None)?)))
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(PayloadRead::String(Cow::Borrowed(text))))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Some(PayloadRead::String(Cow::Owned(text.to_owned()))))
+    }
+
+    fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Some(PayloadRead::String(Cow::Owned(text))))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
     }
 }
 
@@ -257,21 +387,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Step 1 without the fast path: the object, or the rejection.
+    fn decode(arguments: Arguments<'_>) -> Result<Object<'_>, SubmitError> {
+        match read::<IgnoredAny>(arguments, None)? {
+            Step1::Object(read) => Ok(read.object),
+            Step1::NotAnObject { rejection, .. } => Err(rejection),
+        }
+    }
+
     fn message(error: SubmitError) -> (Option<ParameterCause>, String) {
         (error.cause(), error.message().to_owned())
     }
 
     #[test]
     fn missing_and_null_read_as_empty_object() {
-        assert!(matches!(decode(Arguments::Missing), Ok(Args::Empty)));
+        assert!(matches!(decode(Arguments::Missing), Ok(Object::Empty)));
         assert!(matches!(
             decode(Arguments::Value(&Value::Null)),
-            Ok(Args::Empty)
+            Ok(Object::Empty)
         ));
-        assert!(matches!(decode(Arguments::Text("null")), Ok(Args::Empty)));
+        assert!(matches!(decode(Arguments::Text("null")), Ok(Object::Empty)));
         assert!(matches!(
             decode(Arguments::Text(" null \n")),
-            Ok(Args::Empty)
+            Ok(Object::Empty)
         ));
     }
 
@@ -308,7 +446,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(args.get("reasoning").unwrap().as_str().unwrap(), "a\"b");
-        let Some(Param::Raw(raw)) = args.get("result") else {
+        let Some(Member::Text(raw)) = args.get("result") else {
             panic!("raw member expected")
         };
         assert_eq!(
@@ -363,5 +501,140 @@ mod tests {
     fn escaped_keys_are_unescaped() {
         let args = decode(Arguments::Text(r#"{"re\u0061soning":"r"}"#)).unwrap();
         assert_eq!(args.get("reasoning").unwrap().as_str().unwrap(), "r");
+    }
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::{json, Value};
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Sample {
+        summary: String,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    enum Verdict {
+        Block { reason: String },
+    }
+
+    fn sample(summary: &str) -> Sample {
+        Sample {
+            summary: summary.into(),
+        }
+    }
+
+    /// What the fast path read of `text`, for a payload named `field`: `None` where it gives
+    /// up.
+    fn decode<'a, R: DeserializeOwned>(
+        text: &'a str,
+        field: &str,
+        omit_reasoning: bool,
+    ) -> Option<Read<'a, R>> {
+        let names = InPlace {
+            payload: field,
+            reasoning: !omit_reasoning,
+        };
+        read_in_place(text, names)
+    }
+
+    /// The payload decoded in place and the reasoning read in place (`""` when omitted).
+    fn accepted<R>(read: Option<Read<'_, R>>) -> Option<(R, String)> {
+        let read = read?;
+        match read.payload? {
+            PayloadRead::Decoded(response) => Some((
+                response,
+                read.reasoning.map(Cow::into_owned).unwrap_or_default(),
+            )),
+            PayloadRead::String(_) => None,
+        }
+    }
+
+    #[test]
+    fn clean_call_decodes_in_one_pass() {
+        let text = r#"{"analysis":{"summary":"s"},"extra":[1,{"a":2}],"reasoning":"r"}"#;
+        let decoded = accepted(decode::<Sample>(text, "analysis", false));
+        assert_eq!(decoded, Some((sample("s"), "r".into())));
+        let decoded = accepted(decode::<Value>(
+            r#"{"analysis":{"a":[1]}}"#,
+            "analysis",
+            true,
+        ));
+        assert_eq!(decoded, Some((json!({"a": [1]}), String::new())));
+        let text = r#"{"reasoning":"r","v":{"Block":{"reason":"x"}}}"#;
+        let decoded = accepted(decode::<Verdict>(text, "v", false));
+        let expected = Verdict::Block { reason: "x".into() };
+        assert_eq!(decoded.map(|d| d.0), Some(expected));
+    }
+
+    #[test]
+    fn a_string_payload_is_read_as_its_content() {
+        let text = r#"{"reasoning":"r","analysis":" {\"summary\":\"s\"}</analysis>"}"#;
+        let read = decode::<Sample>(text, "analysis", false).unwrap();
+        let Some(PayloadRead::String(content)) = read.payload else {
+            panic!("the string's content expected")
+        };
+        assert_eq!(content, " {\"summary\":\"s\"}</analysis>");
+        assert_eq!(read.reasoning.as_deref(), Some("r"));
+    }
+
+    #[test]
+    fn absent_or_null_payload_leaves_the_members_to_the_steps() {
+        for text in [
+            r#"{"reasoning":"<parameter name=\"analysis\">{}","x":[1]}"#,
+            r#"{"reasoning":"<parameter name=\"analysis\">{}","x":[1],"analysis":null}"#,
+        ] {
+            let read = decode::<Sample>(text, "analysis", false).unwrap();
+            assert!(read.payload.is_none(), "{text}");
+            assert_eq!(
+                read.reasoning.as_deref(),
+                Some("<parameter name=\"analysis\">{}")
+            );
+            assert_eq!(
+                read.object.get("x").map(|x| x.json_type()),
+                Some(JsonType::Array)
+            );
+            let payload = read.object.get("analysis").map(Member::json_type);
+            assert!(
+                payload.is_none() || payload == Some(JsonType::Null),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_general_reading() {
+        for text in [
+            r#"{"reasoning":1,"analysis":{"summary":"s"}}"#,
+            r#"{"reasoning":"r","analysis":{"summary":1}}"#,
+            r#"{"reasoning":"r","analysis":{"summary":"s"}} x"#,
+            r#"{"reasoning":"r","analysis":42}"#,
+            r#"{"reasoning":"r","analysis":[]}"#,
+            "[]",
+        ] {
+            assert!(
+                decode::<Sample>(text, "analysis", false).is_none(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_repeated_member_is_left_to_the_steps() {
+        for text in [
+            r#"{"reasoning":"a","analysis":{"summary":"one"},"analysis":{"summary":"two"}}"#,
+            r#"{"reasoning":"a","analysis":{"summary":"s"},"reasoning":"b"}"#,
+            r#"{"reasoning":"a","analysis":{"summary":"one","summary":"two"}}"#,
+        ] {
+            assert!(
+                decode::<Sample>(text, "analysis", false).is_none(),
+                "{text}"
+            );
+        }
+        let text = r#"{"reasoning":"a","analysis":{"summary":"s","x":{"y":1,"y":2}}}"#;
+        let decoded = accepted(decode::<Sample>(text, "analysis", false));
+        assert_eq!(decoded, Some((sample("s"), "a".into())));
     }
 }

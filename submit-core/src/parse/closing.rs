@@ -1,13 +1,12 @@
-//! SUBMIT.md §6: what may follow a recovered object, and finding "one object, then closing
-//! tokens" at the start of a text.
+//! Closing tokens, what may follow an object recovered from a string, from reasoning or from
+//! broken argument text; and finding "one object, then closing tokens" at the start of a text.
 
 use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::arguments::RawObject;
-use super::duplicates::Checked;
+use super::members::{Members, Unique};
 use super::reasoning::trim_start_space;
 
 /// Whether `rest` holds closing tokens only: runs of `}`, `]`, space, tab, CR, LF and closing
@@ -53,20 +52,20 @@ pub(crate) fn leading_object(text: &str) -> Option<Range<usize>> {
 /// The JSON object that `text` starts with (after JSON whitespace) decoded into `R`, when what
 /// follows it is closing tokens only: [`leading_object`] and a decode of its range in one pass.
 /// `None` when the first value is not an object, does not decode into `R`, or is followed by
-/// anything else (a repeated member of the object included, §10.2). Decoding is under
+/// anything else (a member of the object named twice included). Decoding is under
 /// serde_json's depth limit.
 pub(crate) fn leading_decoded<R: DeserializeOwned>(text: &str) -> Option<R> {
     if !trim_start_space(text).starts_with('{') {
         return None;
     }
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Checked<R>>();
-    let Checked(response) = stream.next()?.ok()?;
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Unique<R>>();
+    let Unique(response) = stream.next()?.ok()?;
     only_closing_tokens(text.get(stream.byte_offset()..)?).then_some(response)
 }
 
 /// The members of the JSON object `text` starts with, when closing tokens only follow it.
-pub(crate) fn leading_members(text: &str) -> Option<RawObject<'_>> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<RawObject<'_>>();
+pub(crate) fn leading_members(text: &str) -> Option<Members<'_>> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Members<'_>>();
     let object = stream.next()?.ok()?;
     only_closing_tokens(text.get(stream.byte_offset()..)?).then_some(object)
 }
@@ -161,7 +160,7 @@ mod tests {
     #[test]
     fn leading_members_reads_the_object_members() {
         let members = leading_members("{\"reasoning\":\"r\",\"a\":{}}\n}").unwrap();
-        assert_eq!(members.members.len(), 2);
+        assert_eq!(members.list.len(), 2);
         assert!(leading_members("{\"a\":{}} x").is_none());
     }
 }

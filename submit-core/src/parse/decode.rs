@@ -1,7 +1,8 @@
-//! Step 7: decode the payload object into the response type (or, for a tool built from a JSON
-//! Schema document, validate it against that schema). When that fails, the payload is walked
-//! once against the full payload schema (`values.rs`) and, if the walk mended anything, decoded
-//! again; the rejection is otherwise the first decode's.
+//! Step 7 of the parsing rules: the payload object decoded into the response type (or, for a
+//! tool built from a JSON Schema document, validated against that schema). When that fails, the
+//! payload is walked once against the full payload schema for values at depth (`values.rs`)
+//! and, if the walk mended anything, decoded again; the rejection is otherwise the first
+//! decode's.
 
 use std::borrow::Cow;
 
@@ -9,21 +10,20 @@ use serde::de::value::MapDeserializer;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::arguments::RawObject;
-use super::duplicates;
-use super::located::Payload;
+use super::members::{decode_unique, Members};
+use super::payload::{Json, Payload};
 use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
-use crate::outcome::{AppliedRecovery, RecoveryKind};
+use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
 
 /// What step 7 needs of the tool.
 pub(crate) struct Decode<'t> {
-    /// Strict mode: the optional properties' `null`s are removed first (§4).
+    /// Strict mode: the optional properties' `null`s are removed first.
     pub(crate) strict: bool,
     /// The properties of the full schema, in schema order.
     pub(crate) properties: &'t [Property],
-    /// For a tool built from a JSON Schema document: the validator of §9.
+    /// For a tool built from a JSON Schema document: its validator.
     pub(crate) validator: Option<&'t jsonschema::Validator>,
     /// The full (un-omitted) payload schema, which a payload that did not decode is walked
     /// against.
@@ -42,9 +42,13 @@ pub(crate) struct Decode<'t> {
 /// the first decode's, and nothing is recorded.
 pub(crate) fn decode<R: DeserializeOwned>(
     tool: &Decode<'_>,
-    payload: Payload<'_>,
-    applied: &mut Vec<AppliedRecovery>,
+    payload: Payload<'_, R>,
+    applied: &mut Vec<Recovery>,
 ) -> Result<R, SubmitError> {
+    let payload = match payload {
+        Payload::Decoded(response) => return Ok(response),
+        Payload::Json(json) => json,
+    };
     let payload = if tool.strict {
         without_optional_nulls(payload, tool.properties)
     } else {
@@ -68,43 +72,40 @@ pub(crate) fn decode<R: DeserializeOwned>(
     let Some((mended, changes)) = values::repaired(&payload, tool.schema, top) else {
         return Err(error);
     };
-    let response = attempt(tool, &Payload::Owned(mended)).map_err(|_| error)?;
+    let response = attempt(tool, &Json::Owned(mended)).map_err(|_| error)?;
     for (kind, pointers) in [
         (RecoveryKind::StringifiedValue, changes.stringified),
         (RecoveryKind::EnumCase, changes.folded),
     ] {
         if !pointers.is_empty() {
-            applied.push(AppliedRecovery::naming(kind, pointers));
+            applied.push(Recovery::naming(kind, pointers));
         }
     }
     Ok(response)
 }
 
 /// One decode (or validation) of the payload.
-fn attempt<R: DeserializeOwned>(
-    tool: &Decode<'_>,
-    payload: &Payload<'_>,
-) -> Result<R, SubmitError> {
+fn attempt<R: DeserializeOwned>(tool: &Decode<'_>, payload: &Json<'_>) -> Result<R, SubmitError> {
     match tool.validator {
         Some(validator) => validated(validator, payload),
         None => deserialize(payload),
     }
 }
 
-/// The payload text decoded with its own members checked for a repeat (§10.2).
+/// The payload text decoded with its own members each named once.
 fn checked<R: DeserializeOwned>(text: &str) -> Result<R, SubmitError> {
-    duplicates::decode_text(text).map_err(|error| match error {
+    decode_unique(text).map_err(|error| match error {
         Ok(duplicate) => duplicate,
         Err(error) => SubmitError::payload(failed(&error)),
     })
 }
 
-fn deserialize<R: DeserializeOwned>(payload: &Payload<'_>) -> Result<R, SubmitError> {
+fn deserialize<R: DeserializeOwned>(payload: &Json<'_>) -> Result<R, SubmitError> {
     match payload {
-        Payload::Value(value) => R::deserialize(*value),
-        Payload::Owned(value) => R::deserialize(value),
-        Payload::Text(text) => return checked(text),
-        Payload::Members(members) => R::deserialize(MapDeserializer::<_, serde_json::Error>::new(
+        Json::Value(value) => R::deserialize(*value),
+        Json::Owned(value) => R::deserialize(value),
+        Json::Text(text) => return checked(text),
+        Json::Members(members) => R::deserialize(MapDeserializer::<_, serde_json::Error>::new(
             members.iter().copied(),
         )),
     }
@@ -122,16 +123,16 @@ fn failed(error: &serde_json::Error) -> String {
     format!("failed to decode payload: {text}")
 }
 
-/// §9: full validation against the document's schema, naming the first failing JSON pointer.
+/// Full validation against the document's schema, naming the first failing JSON pointer.
 fn validated<R: DeserializeOwned>(
     validator: &jsonschema::Validator,
-    payload: &Payload<'_>,
+    payload: &Json<'_>,
 ) -> Result<R, SubmitError> {
     let value: Cow<'_, Value> = match payload {
-        Payload::Value(value) => Cow::Borrowed(*value),
-        Payload::Owned(value) => Cow::Borrowed(value),
-        Payload::Text(text) => Cow::Owned(checked::<Value>(text)?),
-        Payload::Members(members) => Cow::Owned(Value::Object(
+        Json::Value(value) => Cow::Borrowed(*value),
+        Json::Owned(value) => Cow::Borrowed(value),
+        Json::Text(text) => Cow::Owned(checked::<Value>(text)?),
+        Json::Members(members) => Cow::Owned(Value::Object(
             members
                 .iter()
                 .map(|(name, value)| ((*name).to_owned(), (*value).clone()))
@@ -153,12 +154,12 @@ fn is_optional(properties: &[Property], name: &str) -> bool {
         .any(|property| property.required && property.name == name)
 }
 
-/// §4, strict mode: the strict schema told the model to send `null` for every property the
+/// Strict mode: the strict schema told the model to send `null` for every property the
 /// original schema does not require; those `null`s are removed before decoding.
-fn without_optional_nulls<'a>(payload: Payload<'a>, properties: &[Property]) -> Payload<'a> {
+fn without_optional_nulls<'a>(payload: Json<'a>, properties: &[Property]) -> Json<'a> {
     let optional_null = |name: &str, is_null: bool| is_null && is_optional(properties, name);
     match payload {
-        Payload::Value(Value::Object(map))
+        Json::Value(Value::Object(map))
             if map
                 .iter()
                 .any(|(name, value)| optional_null(name, value.is_null())) =>
@@ -168,26 +169,26 @@ fn without_optional_nulls<'a>(payload: Payload<'a>, properties: &[Property]) -> 
                 .filter(|(name, value)| !optional_null(name, value.is_null()))
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect();
-            Payload::Owned(Value::Object(kept))
+            Json::Owned(Value::Object(kept))
         }
-        Payload::Owned(Value::Object(mut map)) => {
+        Json::Owned(Value::Object(mut map)) => {
             map.retain(|name, value| !optional_null(name, value.is_null()));
-            Payload::Owned(Value::Object(map))
+            Json::Owned(Value::Object(map))
         }
-        Payload::Members(mut members) => {
+        Json::Members(mut members) => {
             members.retain(|(name, value)| !optional_null(name, value.is_null()));
-            Payload::Members(members)
+            Json::Members(members)
         }
-        Payload::Text(text) => match serde_json::from_str::<RawObject<'_>>(&text) {
+        Json::Text(text) => match serde_json::from_str::<Members<'_>>(&text) {
             Ok(object)
                 if object
-                    .members
+                    .list
                     .iter()
                     .any(|(name, raw)| optional_null(name, raw.get() == "null")) =>
             {
                 let mut kept = String::with_capacity(text.len());
                 kept.push('{');
-                for (name, raw) in &object.members {
+                for (name, raw) in &object.list {
                     if optional_null(name, raw.get() == "null") {
                         continue;
                     }
@@ -199,9 +200,9 @@ fn without_optional_nulls<'a>(payload: Payload<'a>, properties: &[Property]) -> 
                     kept.push_str(raw.get());
                 }
                 kept.push('}');
-                Payload::Text(Cow::Owned(kept))
+                Json::Text(Cow::Owned(kept))
             }
-            _ => Payload::Text(text),
+            _ => Json::Text(text),
         },
         other => other,
     }
@@ -221,9 +222,9 @@ mod tests {
     #[test]
     fn payload_errors_are_identical_for_value_and_text() {
         let value = json!({"summary": 42});
-        let from_value = deserialize::<Sample>(&Payload::Value(&value)).unwrap_err();
+        let from_value = deserialize::<Sample>(&Json::Value(&value)).unwrap_err();
         let text = "{\n  \"summary\": 42}";
-        let from_text = deserialize::<Sample>(&Payload::Text(text.into())).unwrap_err();
+        let from_text = deserialize::<Sample>(&Json::Text(text.into())).unwrap_err();
         assert_eq!(from_value, from_text);
         assert_eq!(
             from_value.message(),
@@ -234,15 +235,14 @@ mod tests {
     #[test]
     fn members_decode_without_cloning() {
         let summary = json!("s");
-        let decoded =
-            deserialize::<Sample>(&Payload::Members(vec![("summary", &summary)])).unwrap();
+        let decoded = deserialize::<Sample>(&Json::Members(vec![("summary", &summary)])).unwrap();
         assert_eq!(decoded.summary, "s");
     }
 
     #[test]
     fn deep_payload_text_hits_the_recursion_limit_cleanly() {
         let text = format!("{{\"summary\":{}", "[".repeat(1 << 20));
-        let error = deserialize::<Value>(&Payload::Text(text.into())).unwrap_err();
+        let error = deserialize::<Value>(&Json::Text(text.into())).unwrap_err();
         assert!(error
             .message()
             .starts_with("failed to decode payload: recursion limit exceeded"));
@@ -263,13 +263,12 @@ mod tests {
             },
         ];
         let value = json!({"summary": null, "note": null});
-        let Payload::Owned(stripped) = without_optional_nulls(Payload::Value(&value), &properties)
-        else {
+        let Json::Owned(stripped) = without_optional_nulls(Json::Value(&value), &properties) else {
             panic!("owned expected")
         };
         assert_eq!(stripped, json!({"summary": null}));
-        let Payload::Text(stripped) = without_optional_nulls(
-            Payload::Text(r#"{"summary":"s","note":null}"#.into()),
+        let Json::Text(stripped) = without_optional_nulls(
+            Json::Text(r#"{"summary":"s","note":null}"#.into()),
             &properties,
         ) else {
             panic!("text expected")

@@ -1,6 +1,6 @@
-//! Step 3: a flat payload, built from the arguments by exact property name, refined by §10.3
-//! in its order: stringified properties (a), swallowed parameters (b), unknown members (c),
-//! the required check, then the markup tail (d).
+//! Step 3 of the parsing rules: a flat payload, built from the arguments by exact property name,
+//! refined by the flat payload's rules in their order: stringified properties (a), swallowed
+//! parameters (b), unknown members (c), the required check, then the markup tail (d).
 
 use std::borrow::Cow;
 
@@ -8,12 +8,12 @@ use memchr::{memchr, memmem};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::arguments::{Args, JsonType, Param};
+use super::arguments::{JsonType, Member, Object};
 use super::closing::only_closing_tokens;
-use super::located::{Located, Payload};
+use super::payload::{Json, Located, Payload};
 use super::reasoning::{trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{AppliedRecovery, RecoveryKind};
+use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::{Property, Types};
 
 /// What step 3 needs of the tool.
@@ -28,27 +28,27 @@ pub(crate) struct Flat<'t> {
 }
 
 /// A property's value: as it arrived, or replaced by a rule.
-enum Member<'a> {
-    Param(Param<'a>),
+enum Picked<'a> {
+    AsSent(Member<'a>),
     Replaced(Value),
 }
 
 const ANY_OPENER: &[u8] = b"<parameter name=\"";
 
 /// Step 3. Every property of the full schema is picked from the arguments by exact name, with
-/// the §10.3 rules applied; the first required property (schema order) that is absent or
+/// the flat payload's rules applied; the first required property (schema order) that is absent or
 /// `null` rejects. The rules that applied are appended to `applied`.
-pub(crate) fn build<'a>(
-    args: &Args<'a>,
+pub(crate) fn build<'a, R>(
+    object: &Object<'a>,
     reasoning: &str,
     flat: &Flat<'a>,
-    applied: &mut Vec<AppliedRecovery>,
-) -> Result<Located<'a>, SubmitError> {
+    applied: &mut Vec<Recovery>,
+) -> Result<Located<'a, R>, SubmitError> {
     // (a) Stringified properties of a type that admits no string.
-    let mut picked: Vec<(&'a Property, Member<'a>)> = Vec::with_capacity(flat.properties.len());
+    let mut picked: Vec<(&'a Property, Picked<'a>)> = Vec::with_capacity(flat.properties.len());
     let mut stringified = Vec::new();
     for property in flat.properties {
-        let Some(param) = args.get(&property.name) else {
+        let Some(param) = object.get(&property.name) else {
             continue;
         };
         let member = match property.types {
@@ -56,17 +56,17 @@ pub(crate) fn build<'a>(
                 match param.as_str().and_then(|text| destringified(&text, types)) {
                     Some(value) => {
                         stringified.push(property.name.clone());
-                        Member::Replaced(value)
+                        Picked::Replaced(value)
                     }
-                    None => Member::Param(param),
+                    None => Picked::AsSent(param),
                 }
             }
-            _ => Member::Param(param),
+            _ => Picked::AsSent(param),
         };
         picked.push((property, member));
     }
     if !stringified.is_empty() {
-        applied.push(AppliedRecovery::naming(
+        applied.push(Recovery::naming(
             RecoveryKind::StringifiedProperty,
             stringified,
         ));
@@ -75,7 +75,7 @@ pub(crate) fn build<'a>(
     let absent = |name: &str| {
         !picked.iter().any(|(property, member)| {
             property.name == name
-                && !matches!(member, Member::Param(param) if param.json_type() == JsonType::Null)
+                && !matches!(member, Picked::AsSent(param) if param.json_type() == JsonType::Null)
         })
     };
     if !flat.omit_reasoning {
@@ -84,7 +84,7 @@ pub(crate) fn build<'a>(
         }
     }
     for (property, member) in &picked {
-        if let Member::Param(param) = member {
+        if let Picked::AsSent(param) = member {
             if let Some(text) = string_with_markup(*param) {
                 if let Some(error) = swallowed(&property.name, &text, flat, &absent) {
                     return Err(error);
@@ -94,7 +94,7 @@ pub(crate) fn build<'a>(
     }
     // (c) Unknown members: rejected under a closed schema, else passed to the decoder.
     let mut unknown = Vec::new();
-    for (name, param) in args.members() {
+    for (name, param) in object.members() {
         let known = name == REASONING || flat.properties.iter().any(|p| p.name == *name);
         if known {
             continue;
@@ -108,7 +108,7 @@ pub(crate) fn build<'a>(
                 ),
             ));
         }
-        unknown.push((name, Member::Param(param)));
+        unknown.push((name, Picked::AsSent(param)));
     }
     // The required check.
     for property in flat.properties.iter().filter(|property| property.required) {
@@ -122,7 +122,7 @@ pub(crate) fn build<'a>(
     // (d) Tool-call markup at the end of a string property.
     let mut tails = Vec::new();
     for (property, member) in &mut picked {
-        let Member::Param(param) = member else {
+        let Picked::AsSent(param) = member else {
             continue;
         };
         let Some(text) = string_with_markup(*param) else {
@@ -131,17 +131,17 @@ pub(crate) fn build<'a>(
         if let Some(kept) = without_markup_tail(&text, &property.name) {
             let kept = Value::String(kept.to_owned());
             tails.push(property.name.clone());
-            *member = Member::Replaced(kept);
+            *member = Picked::Replaced(kept);
         }
     }
     if !tails.is_empty() {
-        applied.push(AppliedRecovery::naming(RecoveryKind::ClosingMarkup, tails));
+        applied.push(Recovery::naming(RecoveryKind::ClosingMarkup, tails));
     }
     let members = picked
         .into_iter()
         .map(|(property, member)| (Cow::Borrowed(property.name.as_str()), member))
         .chain(unknown);
-    Ok(Located::direct(assemble(members)))
+    Ok(Located::direct(Payload::Json(assemble(members))))
 }
 
 /// The advertised parameter names, in order.
@@ -158,7 +158,7 @@ fn advertised<'t>(flat: &Flat<'t>) -> Vec<&'t str> {
         .collect()
 }
 
-/// §10.3a: the value a string holds for a property whose types exclude string, if it holds
+/// Rule (a): the value a string holds for a property whose types exclude string, if it holds
 /// exactly one. The same reading applies to a value at any depth of a payload that did not
 /// decode (`values.rs`).
 pub(crate) fn destringified(text: &str, types: Types) -> Option<Value> {
@@ -199,13 +199,13 @@ fn leading_value(text: &str) -> Option<Value> {
 
 /// A string argument, unescaped, when it may hold markup (`<`, or an escape that could be one):
 /// strings without either need neither (b) nor (d), and are not copied.
-fn string_with_markup(param: Param<'_>) -> Option<Cow<'_, str>> {
+fn string_with_markup(param: Member<'_>) -> Option<Cow<'_, str>> {
     match param {
-        Param::Value(Value::String(text)) => {
+        Member::Value(Value::String(text)) => {
             memchr(b'<', text.as_bytes()).map(|_| Cow::Borrowed(text.as_str()))
         }
-        Param::Value(_) => None,
-        Param::Raw(raw) => {
+        Member::Value(_) => None,
+        Member::Text(raw) => {
             let bytes = raw.get().as_bytes();
             if bytes.first() != Some(&b'"') {
                 return None;
@@ -220,7 +220,7 @@ fn string_with_markup(param: Param<'_>) -> Option<Cow<'_, str>> {
     }
 }
 
-/// §10.3b: the first `<parameter name="X">` block in `text` (the value of `holder`) where X is
+/// Rule (b): the first `<parameter name="X">` block in `text` (the value of `holder`) where X is
 /// another advertised parameter that is absent or `null`.
 fn swallowed(
     holder: &str,
@@ -263,7 +263,7 @@ fn swallowed(
     None
 }
 
-/// §10.3d: `text` without a tail of `</invoke>` (trailing whitespace aside), optionally
+/// Rule (d): `text` without a tail of `</invoke>` (trailing whitespace aside), optionally
 /// preceded by `</parameter>` or `</NAME>` and optionally followed by `</function_calls>`,
 /// whitespace allowed between them; `None` when it has no such tail.
 pub(crate) fn without_markup_tail<'t>(text: &'t str, name: &str) -> Option<&'t str> {
@@ -284,14 +284,14 @@ pub(crate) fn without_markup_tail<'t>(text: &'t str, name: &str) -> Option<&'t s
 
 /// The picked members as a payload: borrowed values in place, raw members joined into the
 /// text of one object; with a replaced value among value arguments, an owned object.
-fn assemble<'a>(members: impl Iterator<Item = (Cow<'a, str>, Member<'a>)>) -> Payload<'a> {
+fn assemble<'a>(members: impl Iterator<Item = (Cow<'a, str>, Picked<'a>)>) -> Json<'a> {
     let members: Vec<_> = members.collect();
     let any_raw = members.iter().any(|(name, member)| {
-        matches!(member, Member::Param(Param::Raw(_))) || matches!(name, Cow::Owned(_))
+        matches!(member, Picked::AsSent(Member::Text(_))) || matches!(name, Cow::Owned(_))
     });
     let any_replaced = members
         .iter()
-        .any(|(_, member)| matches!(member, Member::Replaced(_)));
+        .any(|(_, member)| matches!(member, Picked::Replaced(_)));
     if any_raw || members.is_empty() {
         let mut text = String::from("{");
         for (name, member) in members {
@@ -301,33 +301,33 @@ fn assemble<'a>(members: impl Iterator<Item = (Cow<'a, str>, Member<'a>)>) -> Pa
             text.push_str(&Value::from(name.as_ref()).to_string());
             text.push(':');
             match member {
-                Member::Param(Param::Raw(raw)) => text.push_str(raw.get()),
-                Member::Param(Param::Value(value)) => text.push_str(&value.to_string()),
-                Member::Replaced(value) => text.push_str(&value.to_string()),
+                Picked::AsSent(Member::Text(raw)) => text.push_str(raw.get()),
+                Picked::AsSent(Member::Value(value)) => text.push_str(&value.to_string()),
+                Picked::Replaced(value) => text.push_str(&value.to_string()),
             }
         }
         text.push('}');
-        return Payload::Text(text.into());
+        return Json::Text(text.into());
     }
     if any_replaced {
         let mut map = Map::new();
         for (name, member) in members {
             let value = match member {
-                Member::Param(Param::Value(value)) => value.clone(),
-                Member::Param(Param::Raw(raw)) => {
+                Picked::AsSent(Member::Value(value)) => value.clone(),
+                Picked::AsSent(Member::Text(raw)) => {
                     serde_json::from_str(raw.get()).unwrap_or(Value::Null)
                 }
-                Member::Replaced(value) => value,
+                Picked::Replaced(value) => value,
             };
             map.insert(name.into_owned(), value);
         }
-        return Payload::Owned(Value::Object(map));
+        return Json::Owned(Value::Object(map));
     }
-    Payload::Members(
+    Json::Members(
         members
             .into_iter()
             .filter_map(|(name, member)| match (name, member) {
-                (Cow::Borrowed(name), Member::Param(Param::Value(value))) => Some((name, value)),
+                (Cow::Borrowed(name), Picked::AsSent(Member::Value(value))) => Some((name, value)),
                 _ => None,
             })
             .collect(),
@@ -336,7 +336,7 @@ fn assemble<'a>(members: impl Iterator<Item = (Cow<'a, str>, Member<'a>)>) -> Pa
 
 #[cfg(test)]
 mod tests {
-    use super::super::arguments::{decode, Arguments};
+    use super::super::testing::object_of;
     use super::*;
     use serde_json::json;
 
@@ -363,12 +363,15 @@ mod tests {
         }
     }
 
-    fn payload_text(payload: Payload<'_>) -> String {
-        match payload {
-            Payload::Text(text) => text.into_owned(),
-            Payload::Owned(value) => value.to_string(),
-            Payload::Value(value) => value.to_string(),
-            Payload::Members(members) => Value::Object(
+    fn payload_text(payload: Payload<'_, Value>) -> String {
+        let Payload::Json(json) = payload else {
+            panic!("a flat payload is built as JSON")
+        };
+        match json {
+            Json::Text(text) => text.into_owned(),
+            Json::Owned(value) => value.to_string(),
+            Json::Value(value) => value.to_string(),
+            Json::Members(members) => Value::Object(
                 members
                     .into_iter()
                     .map(|(name, value)| (name.to_owned(), value.clone()))
@@ -379,15 +382,15 @@ mod tests {
     }
 
     /// The payload and the rules applied, from value and from text arguments (which agree).
-    fn built(value: &Value, closed: bool) -> Result<(String, Vec<AppliedRecovery>), SubmitError> {
+    fn built(value: &Value, closed: bool) -> Result<(String, Vec<Recovery>), SubmitError> {
         let properties = properties();
         let tool = flat(&properties, closed);
         let reasoning = value["reasoning"].as_str().unwrap_or_default();
         let mut results = Vec::new();
         let text = value.to_string();
-        for arguments in [Arguments::Value(value), Arguments::Text(&text)] {
+        for object in [object_of(value), object_of(text.as_str())] {
             let mut applied = Vec::new();
-            let result = build(&decode(arguments).unwrap(), reasoning, &tool, &mut applied)
+            let result = build::<Value>(&object, reasoning, &tool, &mut applied)
                 .map(|located| (payload_text(located.payload), applied));
             results.push(result);
         }
@@ -431,7 +434,7 @@ mod tests {
         assert_eq!(payload, r#"{"summary":"5","count":890,"tags":["a"]}"#);
         assert_eq!(
             applied,
-            vec![AppliedRecovery::naming(
+            vec![Recovery::naming(
                 RecoveryKind::StringifiedProperty,
                 vec!["count".into(), "tags".into()]
             )]
@@ -511,7 +514,7 @@ mod tests {
         assert_eq!(payload, r#"{"summary":"s","count":1}"#);
         assert_eq!(
             applied,
-            vec![AppliedRecovery::naming(
+            vec![Recovery::naming(
                 RecoveryKind::ClosingMarkup,
                 vec!["summary".into()]
             )]

@@ -1,30 +1,32 @@
-//! Handling a submit call: the steps of SUBMIT.md §5, top to bottom.
+//! Parsing a submit call: every rule, in the order the rules apply (see
+//! [parsing](crate::rules::parsing)).
 //!
-//! `Parser::parse` reads as the specification does: each step is one call into its own
-//! file, and the first failure wins. Before the steps, argument text goes through one pass
-//! (`clean.rs`) that accepts a clean call or a stringified payload directly and otherwise hands
-//! over what it read; it never rejects, so every rejection is the steps' own.
-//! The one pass restates the rules of steps 1 to 6 for speed; `properties.rs` proves on
-//! generated and damaged calls that it and the steps alone give the same outcome, call for call
-//! (`the_one_pass_and_the_steps_agree_on_every_call`).
+//! [`Parser::parse`] is the one algorithm for a call, read top to bottom: the arguments object
+//! (step 1, and the rules for the arguments as a whole where it is not one), the reasoning
+//! (step 2), the payload (steps 3 to 6: flat, nested, recovered from reasoning, or from a
+//! string), its decode (step 7) and the accepted outcome (step 8). Each step is one call into
+//! the file that holds it, and the first rejection wins.
+//!
+//! The common case takes fast paths inside those steps, never beside them: where the tool
+//! decodes its payload straight from JSON text, step 1 reads the reasoning and decodes the
+//! payload object in place while it reads argument text, and steps 5 and 6 decode an object
+//! they recover as they find its end. Each fast path falls back to the general reading of its
+//! own step on anything it does not expect, so every rejection and every recovery is decided
+//! and worded in one place. `properties.rs` checks, on generated and damaged calls, that the
+//! parser with and without the fast paths gives the same outcome, call for call.
 
 mod arguments;
-pub(crate) mod call;
-mod clean;
 mod closing;
-mod cow_str;
 mod decode;
-mod duplicates;
-mod echo;
 mod flat;
-mod located;
+mod from_reasoning;
+mod members;
+pub(crate) mod parallel;
 mod payload;
 mod reasoning;
-mod recover;
 pub(crate) mod text;
 mod values;
 mod whole;
-pub(crate) mod wrapper;
 
 #[cfg(test)]
 mod corpus;
@@ -41,235 +43,148 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use arguments::Arguments;
+pub(crate) use arguments::JsonType;
 
-use arguments::{Args, Step1};
-use clean::OnePass;
-use recover::Recovered;
+use arguments::{InPlace, Read, Step1};
+use whole::Unwrapped;
 
 use crate::error::SubmitError;
 use crate::options::Options;
-use crate::outcome::{Accepted, AppliedRecovery, Recovery, RecoveryKind};
+use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
 
-/// Why the steps rejected: at step 1 on argument text (the rules of §10.1 may still read
-/// it), or anywhere else.
-enum Failure {
-    Step1(SubmitError),
-    Other(SubmitError),
-}
-
-impl Failure {
-    fn into_error(self) -> SubmitError {
-        match self {
-            Failure::Step1(error) | Failure::Other(error) => error,
-        }
-    }
-}
-
-/// What the steps read of a built tool, handed over by `tool.rs`: its options and what it
-/// computed once from the payload schema.
+/// What the parsing rules read of a built tool: its options and what it computed once from
+/// the payload schema.
 pub(crate) struct Parser<'t> {
     /// The options with defaults applied and validated.
     pub(crate) options: &'t Options,
     /// The payload's top-level properties in schema order (full schema).
     pub(crate) properties: &'t [Property],
-    /// For a tool built from a JSON Schema document: the validator of step 7.
+    /// For a tool built from a JSON Schema document: the validator step 7 runs.
     pub(crate) validator: Option<&'t jsonschema::Validator>,
     /// The full (un-omitted) payload schema: a payload that did not decode is walked against
     /// it at step 7.
     pub(crate) payload_schema: &'t Value,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
-    /// argument is rejected (SUBMIT.md §10.3c).
+    /// argument is rejected.
     pub(crate) closed: bool,
+    /// Whether the fast paths are taken; the property tests compare the parser without them.
+    #[cfg(test)]
+    pub(crate) fast_paths: bool,
 }
 
 impl Parser<'_> {
-    /// SUBMIT.md §10.1 around §5 steps 1 to 8: argument text that step 1 rejects is read by
-    /// the rules for the arguments as a whole, and the steps run again on what they found.
+    /// Parses a call's arguments. `found` records where a call was found when the model did
+    /// not make it as a call (written as text, or an entry of an invented wrapper): it is
+    /// recorded first, and every rule applies after it.
     pub(crate) fn parse<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
+        found: Option<Recovery>,
     ) -> Result<Accepted<R>, SubmitError> {
-        self.parse_with(arguments, Vec::new(), true)
-    }
+        let options = self.options;
+        let field = &*options.payload_field_name;
+        let decodes_text = self.decodes_text();
+        let in_place = decodes_text.then_some(InPlace {
+            payload: field,
+            reasoning: !options.omit_reasoning,
+        });
+        let mut applied: Vec<Recovery> = found.into_iter().collect();
+        // Text that a rule for the arguments as a whole read an object out of.
+        let extracted: Cow<'_, str>;
+        let unwrapped: String;
 
-    /// [`parse`](Self::parse) for a call found where calls do not arrive (written as text, or
-    /// an entry of an invented wrapper): `found` is recorded first, and every rule applies
-    /// after it.
-    pub(crate) fn parse_found<R: DeserializeOwned>(
-        &self,
-        arguments: Arguments<'_>,
-        found: AppliedRecovery,
-    ) -> Result<Accepted<R>, SubmitError> {
-        self.parse_with(arguments, vec![found], true)
-    }
-
-    /// [`parse`](Self::parse), with the one pass tried first (`one_pass`) or left out, after
-    /// the rules already `applied`. The steps alone are the reference the one pass is tested
-    /// against (`properties.rs`).
-    fn parse_with<R: DeserializeOwned>(
-        &self,
-        arguments: Arguments<'_>,
-        mut applied: Vec<AppliedRecovery>,
-        one_pass: bool,
-    ) -> Result<Accepted<R>, SubmitError> {
-        // `input`/`args` that arrived as a string is argument text (§10.1).
+        // `input`/`args` that arrived as a string is argument text, encoded once already.
         let (arguments, encoded) = match arguments {
             Arguments::Value(Value::String(text)) => {
-                applied.push(AppliedRecovery::new(RecoveryKind::StringifiedArguments));
+                applied.push(Recovery::new(RecoveryKind::StringifiedArguments));
                 (Arguments::Text(text.as_str()), false)
             }
             other => (other, true),
         };
-        match self.steps(arguments, &mut applied, one_pass) {
-            Ok(accepted) => Ok(accepted),
-            Err(Failure::Other(error)) => Err(error),
-            Err(Failure::Step1(error)) => {
-                let Arguments::Text(text) = arguments else {
-                    return Err(error);
-                };
-                let Some(found) = whole::recover(text, encoded) else {
-                    return Err(error);
-                };
-                applied.extend(found.kinds.into_iter().map(AppliedRecovery::new));
-                self.steps(Arguments::Text(&found.object), &mut applied, one_pass)
-                    .map_err(Failure::into_error)
-            }
-        }
-    }
 
-    /// §5 steps 1 to 8, with §10.1e after step 1 and §10.3 inside step 3.
-    fn steps<R: DeserializeOwned>(
-        &self,
-        arguments: Arguments<'_>,
-        applied: &mut Vec<AppliedRecovery>,
-        one_pass: bool,
-    ) -> Result<Accepted<R>, Failure> {
-        let options = &self.options;
-        let field = &options.payload_field_name;
-        // The common cases, a clean call or a stringified payload in argument text, decode in
-        // one pass; anything else, every rejection included, is decided by the steps.
-        let mut read = None;
-        if let Arguments::Text(text) = arguments {
-            if one_pass && !options.flat_payload && !options.strict && self.validator.is_none() {
-                match clean::decode(text, field, options.omit_reasoning) {
-                    OnePass::Accepted(response, reasoning, recovery) => {
-                        if let Some(recovery) = recovery {
-                            applied.push(self.named(recovery));
-                        }
-                        return Ok(self.accept(response, reasoning, recovery, applied));
-                    }
-                    OnePass::Members(members, reasoning) => {
-                        read = Some((Args::Raw(members), reasoning));
-                    }
-                    OnePass::Steps => {}
-                }
+        // 1. The arguments object. Argument text that is none may still hold one: empty,
+        //    closers after it, encoded twice, or in a Markdown fence (rules a–d).
+        let mut read: Read<'_, R> = match arguments::read(arguments, in_place)? {
+            Step1::Object(read) => read,
+            Step1::NotAnObject { text, rejection } => {
+                let Some(found) = whole::recover(text, encoded) else {
+                    return Err(rejection);
+                };
+                applied.extend(found.kinds.into_iter().map(Recovery::new));
+                extracted = found.object;
+                object_of(&extracted, in_place)?
             }
-        }
-        // 1. Decode the arguments (done already when the one pass handed over its members).
-        let (mut args, mut read_reasoning) = match read {
-            Some(read) => read,
-            None => (decode_arguments(arguments)?, None),
         };
-        // §10.1e: one wrapper member, or beside it §11.4: the whole call as the arguments (only
-        // where no other §10.1 rule applied; a reasoning the one pass read is a member, so the
-        // object holds a parameter). Where the call was found counts for nothing here.
-        let found_only = applied.iter().all(|r| {
+
+        // Rule (e), one extra member wrapping the arguments, or beside it the whole call given
+        // as the arguments: only where no other rule for the arguments as a whole applied
+        // (where the call was found counts for nothing here).
+        let found_only = applied.iter().all(|rule| {
             matches!(
-                r.kind,
+                rule.kind,
                 RecoveryKind::CallInText | RecoveryKind::ParallelWrapper
             )
         });
-        if found_only && read_reasoning.is_none() {
-            let parameters = whole::Parameters {
-                tool: &options.tool_name,
-                reasoning: !options.omit_reasoning,
-                payload: Some(field),
-                properties: self.properties,
-                omitted: &options.omit_payload_fields,
-                flat: options.flat_payload,
-            };
-            match whole::unwrap(&args, &parameters).map_err(Failure::Other)? {
-                Some(whole::Unwrapped::Object(inner, kinds)) => {
-                    args = inner;
-                    read_reasoning = None;
-                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
+        if found_only {
+            match whole::unwrap(&read.object, &self.parameters())? {
+                Some(Unwrapped::Object(inner, kinds)) => {
+                    applied.extend(kinds.into_iter().map(Recovery::new));
+                    read = Read::plain(inner);
                 }
-                // §11.4: the inner arguments were text, read here as step 1 reads text.
-                Some(whole::Unwrapped::Text(text, kinds)) => {
-                    applied.extend(kinds.into_iter().map(AppliedRecovery::new));
-                    let inner = decode_arguments(Arguments::Text(&text))
-                        .map_err(|failure| Failure::Other(failure.into_error()))?;
-                    return self
-                        .after_step_1(&inner, None, applied)
-                        .map_err(Failure::Other);
+                // The whole call's arguments were text, read as step 1 reads text.
+                Some(Unwrapped::Text(text, kinds)) => {
+                    applied.extend(kinds.into_iter().map(Recovery::new));
+                    unwrapped = text;
+                    read = object_of(&unwrapped, in_place)?;
                 }
                 None => {}
             }
         }
-        self.after_step_1(&args, read_reasoning, applied)
-            .map_err(Failure::Other)
-    }
 
-    /// Steps 2 to 8.
-    fn after_step_1<'a, R: DeserializeOwned>(
-        &self,
-        args: &Args<'a>,
-        read_reasoning: Option<Cow<'a, str>>,
-        applied: &mut Vec<AppliedRecovery>,
-    ) -> Result<Accepted<R>, SubmitError> {
-        let options = &self.options;
-        // 2. Reasoning (already read when the one pass found it a string).
-        let reasoning = match read_reasoning {
-            Some(reasoning) => reasoning,
-            None => reasoning::read(args, options.omit_reasoning)?,
-        };
-        let field = &options.payload_field_name;
-        let found = if options.flat_payload {
-            // 3. Flat payload.
+        // 2. The reasoning.
+        let reasoning =
+            reasoning::read(&read.object, read.reasoning.take(), options.omit_reasoning)?;
+
+        // 3. A flat payload; or 4. the nested payload parameter, 5. recovered from reasoning
+        //    when absent or `null`, 6. recovered from a string.
+        let located = if options.flat_payload {
             let flat = flat::Flat {
                 properties: self.properties,
                 omit_reasoning: options.omit_reasoning,
                 omitted: &options.omit_payload_fields,
                 closed: self.closed,
             };
-            Recovered::Located(flat::build(args, &reasoning, &flat, applied)?)
-        } else if !options.strict && self.validator.is_none() {
-            // 4 to 6, and 7 for a payload recovered from reasoning: it is decoded as its end
-            // is found.
-            payload::locate_decoded(args, field, &reasoning)?
+            flat::build(&read.object, &reasoning, &flat, &mut applied)?
         } else {
-            // 4. Nested payload; 5. recovery from reasoning; 6. stringified payload.
-            Recovered::Located(payload::locate(args, field, &reasoning)?)
+            payload::locate(
+                &read.object,
+                read.payload.take(),
+                field,
+                &reasoning,
+                decodes_text,
+            )?
         };
-        let (response, replacement, recovery) = match found {
-            Recovered::Located(located) => {
-                if let Some(recovery) = located.recovery {
-                    applied.push(self.named(recovery));
-                }
-                if let Some(also) = located.also {
-                    // A fence inside the stringified payload names the payload too.
-                    applied.push(AppliedRecovery::naming(also, vec![field.to_string()]));
-                }
-                // 7. Decode.
-                let tool = decode::Decode {
-                    strict: options.strict,
-                    properties: self.properties,
-                    validator: self.validator,
-                    schema: self.payload_schema,
-                    flat: options.flat_payload,
-                };
-                let response = decode::decode(&tool, located.payload, applied)?;
-                (response, located.reasoning, located.recovery)
-            }
-            Recovered::Decoded(response, recovered, recovery) => {
-                applied.push(self.named(recovery));
-                (response, Some(Cow::Borrowed(recovered)), Some(recovery))
-            }
+        if let Some(recovery) = located.recovery {
+            applied.push(self.named(recovery));
+        }
+        if let Some(also) = located.also {
+            // A fence inside the stringified payload names the payload too.
+            applied.push(Recovery::naming(also, vec![field.to_owned()]));
+        }
+
+        // 7. Decode.
+        let decode = decode::Decode {
+            strict: options.strict,
+            properties: self.properties,
+            validator: self.validator,
+            schema: self.payload_schema,
+            flat: options.flat_payload,
         };
-        // 8. Accept.
-        // A recovered reasoning is usually a prefix of the argument: cut it in place.
-        let replacement = replacement.map(|text| match text {
+        let response = decode::decode(&decode, located.payload, &mut applied)?;
+
+        // 8. Accept. A recovered reasoning is usually a prefix of the argument: cut it in place.
+        let replacement = located.reasoning.map(|text| match text {
             Cow::Borrowed(text) if text.as_ptr() == reasoning.as_ptr() => Err(text.len()),
             other => Ok(other.into_owned()),
         });
@@ -284,15 +199,37 @@ impl Parser<'_> {
                 argument.get(..len).unwrap_or_default().to_owned()
             }
         };
-        Ok(self.accept(response, reasoning, recovery, applied))
+        Ok(self.accept(response, reasoning, &mut applied))
     }
 
-    /// A §5 recovery as §10.5 records it: naming the payload parameter.
-    fn named(&self, recovery: Recovery) -> AppliedRecovery {
-        AppliedRecovery::naming(
-            recovery.into(),
-            vec![self.options.payload_field_name.to_string()],
-        )
+    /// Whether the tool decodes its payload straight from JSON text: a nested payload, without
+    /// strict mode's `null` removal or a JSON Schema document's validation before the decode.
+    /// Only then are the fast paths taken.
+    fn decodes_text(&self) -> bool {
+        #[cfg(test)]
+        if !self.fast_paths {
+            return false;
+        }
+        let options = self.options;
+        !options.flat_payload && !options.strict && self.validator.is_none()
+    }
+
+    /// The advertised parameters, as the rules for the arguments as a whole read them.
+    fn parameters(&self) -> whole::Parameters<'_> {
+        let options = self.options;
+        whole::Parameters {
+            tool: &options.tool_name,
+            reasoning: !options.omit_reasoning,
+            payload: Some(&options.payload_field_name),
+            properties: self.properties,
+            omitted: &options.omit_payload_fields,
+            flat: options.flat_payload,
+        }
+    }
+
+    /// A payload recovery as it is recorded: naming the payload parameter.
+    fn named(&self, recovery: RecoveryKind) -> Recovery {
+        Recovery::naming(recovery, vec![self.options.payload_field_name.to_string()])
     }
 
     /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text,
@@ -301,8 +238,7 @@ impl Parser<'_> {
         &self,
         response: R,
         reasoning: String,
-        recovery: Option<Recovery>,
-        applied: &mut Vec<AppliedRecovery>,
+        applied: &mut Vec<Recovery>,
     ) -> Accepted<R> {
         let options = &self.options;
         for rule in applied.iter() {
@@ -316,13 +252,12 @@ impl Parser<'_> {
         Accepted {
             response,
             reasoning,
-            recovery,
             recoveries: std::mem::take(applied),
             tool_result: json!({"success": true, "message": options.success_message}),
         }
     }
 
-    fn log_recovery(&self, rule: &AppliedRecovery) {
+    fn log_recovery(&self, rule: &Recovery) {
         let how = match rule.kind {
             RecoveryKind::Stringified => "the payload from a JSON-encoded string",
             RecoveryKind::ReasoningOpener => {
@@ -352,14 +287,13 @@ impl Parser<'_> {
     }
 }
 
-/// Step 1 proper: text that is no object may still be read by §10.1; anything else that
-/// fails here is final.
-fn decode_arguments(arguments: Arguments<'_>) -> Result<Args<'_>, Failure> {
-    match arguments {
-        Arguments::Text(text) => arguments::decode_text(text).map_err(|step1| match step1 {
-            Step1::NotAnObject(error) => Failure::Step1(error),
-            Step1::Duplicate(error) => Failure::Other(error),
-        }),
-        other => arguments::decode(other).map_err(Failure::Other),
+/// Step 1 on text that a rule for the arguments as a whole found to hold one object.
+fn object_of<'a, R: DeserializeOwned>(
+    text: &'a str,
+    in_place: Option<InPlace<'_>>,
+) -> Result<Read<'a, R>, SubmitError> {
+    match arguments::read(Arguments::Text(text), in_place)? {
+        Step1::Object(read) => Ok(read),
+        Step1::NotAnObject { rejection, .. } => Err(rejection),
     }
 }

@@ -1,31 +1,100 @@
-//! Steps 4 and 6: the nested payload parameter, and a payload that arrived as a string.
+//! Steps 4 and 6 of the parsing rules: the nested payload parameter, and a payload that
+//! arrived as a string; where a payload was found, ready for step 7; and the bounded echo of a
+//! string that was declined.
 
 use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-use super::arguments::{Args, JsonType, Param};
-use super::closing::leading_object;
-use super::echo::echo;
-use super::located::{not_an_object, Located, Payload};
-use super::recover::{self, Arrival, Recovered};
+use super::arguments::{JsonType, Member, Object, PayloadRead};
+use super::closing::{leading_decoded, leading_object};
+use super::from_reasoning::from_reasoning;
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{Recovery, RecoveryKind};
+use crate::outcome::RecoveryKind;
+
+/// Where the payload object was found, ready for step 7.
+#[derive(Debug)]
+pub(crate) enum Payload<'a, R> {
+    /// Decoded into the response type as it was found: step 7 has nothing left to do.
+    Decoded(R),
+    /// The object as JSON, for step 7 to decode.
+    Json(Json<'a>),
+}
+
+/// A payload object as JSON.
+#[derive(Debug)]
+pub(crate) enum Json<'a> {
+    /// An object argument, read in place.
+    Value(&'a Value),
+    /// An object built while parsing (strict mode's `null` removal, a flat payload's rules).
+    Owned(Value),
+    /// The JSON text of an object: a raw argument, or recovered from a string or reasoning.
+    Text(Cow<'a, str>),
+    /// A flat payload picked from value arguments, property by property.
+    Members(Vec<(&'a str, &'a Value)>),
+}
+
+impl<'a> Json<'a> {
+    pub(crate) fn of(member: Member<'a>) -> Self {
+        match member {
+            Member::Value(value) => Json::Value(value),
+            Member::Text(raw) => Json::Text(Cow::Borrowed(raw.get())),
+        }
+    }
+}
+
+/// The payload, the reasoning that replaces the argument's (after a recovery from reasoning),
+/// and which recovery applied.
+#[derive(Debug)]
+pub(crate) struct Located<'a, R> {
+    pub(crate) payload: Payload<'a, R>,
+    pub(crate) reasoning: Option<Cow<'a, str>>,
+    pub(crate) recovery: Option<RecoveryKind>,
+    /// A rule applied after the recovery (a stringified payload that held a Markdown fence).
+    pub(crate) also: Option<RecoveryKind>,
+}
+
+impl<'a, R> Located<'a, R> {
+    pub(crate) fn direct(payload: Payload<'a, R>) -> Self {
+        Located {
+            payload,
+            reasoning: None,
+            recovery: None,
+            also: None,
+        }
+    }
+}
 
 /// Steps 4 to 6 for the payload parameter `field`: an object is taken as is; absent or `null`
 /// goes to the recovery from reasoning (step 5); a string to step 6; any other type rejects.
-pub(crate) fn locate<'a>(
-    args: &Args<'a>,
+/// `read` is the payload as step 1's fast path read it, if it did. Where the tool decodes its
+/// payload straight from text (`decodes_text`), an object recovered from a string or from
+/// reasoning is decoded as its end is found.
+pub(crate) fn locate<'a, R: DeserializeOwned>(
+    object: &Object<'a>,
+    read: Option<PayloadRead<'a, R>>,
     field: &str,
     reasoning: &'a str,
-) -> Result<Located<'a>, SubmitError> {
-    let Some(param) = args.get(field) else {
-        return recover::from_reasoning(field, reasoning, Arrival::Absent);
+    decodes_text: bool,
+) -> Result<Located<'a, R>, SubmitError> {
+    match read {
+        Some(PayloadRead::Decoded(response)) => {
+            return Ok(Located::direct(Payload::Decoded(response)))
+        }
+        Some(PayloadRead::String(text)) => return stringified(field, text, decodes_text),
+        None => {}
+    }
+    let Some(member) = object.get(field) else {
+        return from_reasoning(field, reasoning, None, decodes_text);
     };
-    match param.json_type() {
-        JsonType::Object => Ok(Located::direct(Payload::of(param))),
-        JsonType::Null => recover::from_reasoning(field, reasoning, Arrival::Null),
-        JsonType::String => stringified(field, param),
+    match member.json_type() {
+        JsonType::Object => Ok(Located::direct(Payload::Json(Json::of(member)))),
+        JsonType::Null => from_reasoning(field, reasoning, Some(JsonType::Null), decodes_text),
+        JsonType::String => {
+            let text = member.as_str().unwrap_or_default();
+            stringified(field, text, decodes_text)
+        }
         other => Err(SubmitError::parameter(
             ParameterCause::AbsentOrMistyped,
             not_an_object(field, Some(other)),
@@ -33,27 +102,26 @@ pub(crate) fn locate<'a>(
     }
 }
 
-/// [`locate`] for a response type decoded straight from JSON text: a payload recovered from
-/// reasoning comes back decoded (see [`recover::decoded_from_reasoning`]).
-pub(crate) fn locate_decoded<'a, R: DeserializeOwned>(
-    args: &Args<'a>,
-    field: &str,
-    reasoning: &'a str,
-) -> Result<Recovered<'a, R>, SubmitError> {
-    let arrival = match args.get(field) {
-        None => Arrival::Absent,
-        Some(param) if param.json_type() == JsonType::Null => Arrival::Null,
-        Some(_) => return locate(args, field, reasoning).map(Recovered::Located),
-    };
-    recover::decoded_from_reasoning(field, reasoning, arrival)
-}
-
 /// Step 6: the first JSON value of the string must be an object followed by closing tokens.
-fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitError> {
-    let text = param.as_str().unwrap_or_default();
+fn stringified<'a, R: DeserializeOwned>(
+    field: &str,
+    text: Cow<'a, str>,
+    decodes_text: bool,
+) -> Result<Located<'a, R>, SubmitError> {
+    // The object decoded as its end is found.
+    if decodes_text {
+        if let Some(response) = leading_decoded::<R>(&text) {
+            return Ok(Located {
+                payload: Payload::Decoded(response),
+                reasoning: None,
+                recovery: Some(RecoveryKind::Stringified),
+                also: None,
+            });
+        }
+    }
     let (range, also) = match leading_object(&text) {
         Some(range) => (Some(range), None),
-        // §10.1d: the string holds the object in a Markdown fence.
+        // The string holds the object in a Markdown fence.
         None => match super::whole::fenced_object(&text) {
             Some(inner) => {
                 let start = (inner.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
@@ -67,9 +135,9 @@ fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitE
     };
     match range {
         Some(range) => Ok(Located {
-            payload: Payload::Text(slice(text, range)),
+            payload: Payload::Json(Json::Text(slice(text, range))),
             reasoning: None,
-            recovery: Some(Recovery::Stringified),
+            recovery: Some(RecoveryKind::Stringified),
             also,
         }),
         None => Err(SubmitError::Parameter {
@@ -77,6 +145,20 @@ fn stringified<'a>(field: &str, param: Param<'a>) -> Result<Located<'a>, SubmitE
             message: string_declined(field, &text),
             echo: Some(echo(field, &text)),
         }),
+    }
+}
+
+/// Step 4's message: `<field> parameter is required` when absent (`got` is `None`), else
+/// `<field> parameter must be a JSON object, got <type>`, with a hint for a string.
+pub(crate) fn not_an_object(field: &str, got: Option<JsonType>) -> String {
+    match got {
+        None => format!("{field} parameter is required"),
+        Some(JsonType::String) => format!(
+            "{field} parameter must be a JSON object, got string \u{2014} it looks like the \
+             object was JSON-encoded into a string; pass {field} as a nested JSON object, not \
+             as a string"
+        ),
+        Some(got) => format!("{field} parameter must be a JSON object, got {got}"),
     }
 }
 
@@ -118,25 +200,51 @@ fn slice(text: Cow<'_, str>, range: std::ops::Range<usize>) -> Cow<'_, str> {
     }
 }
 
+/// How many bytes of a long string the echo quotes.
+const ECHO_LIMIT: usize = 128;
+
+/// `<field> arrived as a <N>-byte string: <quoted>` for N ≤ 128, else `… beginning <quoted
+/// prefix>` with the prefix cut back to a UTF-8 boundary, quoted as `Debug` quotes a `str`.
+fn echo(field: &str, text: &str) -> String {
+    let len = text.len();
+    if len <= ECHO_LIMIT {
+        return format!("{field} arrived as a {len}-byte string: {text:?}");
+    }
+    let mut end = ECHO_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let prefix = text.get(..end).unwrap_or_default();
+    format!("{field} arrived as a {len}-byte string beginning {prefix:?}")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::arguments::{decode, Arguments};
+    use super::super::testing::object_of;
     use super::*;
     use serde_json::json;
 
-    fn text(payload: &Payload<'_>) -> String {
+    fn locate<'a>(
+        object: &Object<'a>,
+        field: &str,
+        reasoning: &'a str,
+    ) -> Result<Located<'a, Value>, SubmitError> {
+        super::locate(object, None, field, reasoning, false)
+    }
+
+    fn text(payload: &Payload<'_, Value>) -> String {
         match payload {
-            Payload::Value(value) => value.to_string(),
-            Payload::Owned(value) => value.to_string(),
-            Payload::Text(text) => text.to_string(),
-            Payload::Members(_) => unreachable!(),
+            Payload::Json(Json::Value(value)) => value.to_string(),
+            Payload::Json(Json::Owned(value)) => value.to_string(),
+            Payload::Json(Json::Text(text)) => text.to_string(),
+            Payload::Json(Json::Members(_)) | Payload::Decoded(_) => unreachable!(),
         }
     }
 
     #[test]
     fn object_payload_is_taken_directly() {
         let value = json!({"a": {"summary": "s"}});
-        let args = decode(Arguments::Value(&value)).unwrap();
+        let args = object_of(&value);
         let located = locate(&args, "a", "").unwrap();
         assert_eq!(text(&located.payload), r#"{"summary":"s"}"#);
         assert_eq!(located.recovery, None);
@@ -145,20 +253,18 @@ mod tests {
     #[test]
     fn stringified_payload_is_cut_from_value_and_text_arguments() {
         let value = json!({"a": " {\"summary\":\"s\"}</a>\n</invoke>"});
-        for args in [
-            decode(Arguments::Value(&value)).unwrap(),
-            decode(Arguments::Text(&value.to_string())).unwrap(),
-        ] {
-            let located = locate(&args, "a", "").unwrap();
+        let text_arguments = value.to_string();
+        for object in [object_of(&value), object_of(text_arguments.as_str())] {
+            let located = locate(&object, "a", "").unwrap();
             assert_eq!(text(&located.payload), r#"{"summary":"s"}"#);
-            assert_eq!(located.recovery, Some(Recovery::Stringified));
+            assert_eq!(located.recovery, Some(RecoveryKind::Stringified));
         }
     }
 
     #[test]
     fn stringified_payload_declines_with_the_hint_and_an_echo() {
         let value = json!({"a": " {\"summary\": \"s\" trailing"});
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+        let error = locate(&object_of(&value), "a", "").unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::StringifiedDeclined));
         assert_eq!(
             error.message(),
@@ -174,7 +280,7 @@ mod tests {
     fn a_string_holding_no_json_object_is_declined_without_the_encoding_hint() {
         for payload in ["hello", "", "\"quoted\"", "42", "null"] {
             let value = json!({ "a": payload });
-            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            let error = locate(&object_of(&value), "a", "").unwrap_err();
             assert_eq!(error.cause(), Some(ParameterCause::StringifiedDeclined));
             assert_eq!(
                 error.message(),
@@ -184,7 +290,7 @@ mod tests {
             );
         }
         let value = json!({"a": "[{\"summary\": \"s\"}]"});
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+        let error = locate(&object_of(&value), "a", "").unwrap_err();
         assert_eq!(
             error.message(),
             "a parameter must be a JSON object, got string \u{2014} the string holds a JSON \
@@ -197,11 +303,11 @@ mod tests {
             "\"{\\\"summary\\\": \\\"s\\\"}\"",
         ] {
             let value = json!({ "a": payload });
-            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            let error = locate(&object_of(&value), "a", "").unwrap_err();
             assert!(error.message().contains("was JSON-encoded"), "{payload:?}");
         }
         let value = json!({"a": "not a json object"});
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+        let error = locate(&object_of(&value), "a", "").unwrap_err();
         assert!(error
             .trace_text()
             .ends_with("(a arrived as a 17-byte string: \"not a json object\")"));
@@ -215,7 +321,7 @@ mod tests {
             (json!([]), "array"),
         ] {
             let value = json!({ "a": payload });
-            let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "").unwrap_err();
+            let error = locate(&object_of(&value), "a", "").unwrap_err();
             assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
             assert_eq!(
                 error.message(),
@@ -227,11 +333,11 @@ mod tests {
     #[test]
     fn absent_and_null_without_a_mark_are_mistyped() {
         let value = json!({"b": 1});
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "prose").unwrap_err();
+        let error = locate(&object_of(&value), "a", "prose").unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
         assert_eq!(error.message(), "a parameter is required");
         let value = json!({"a": null});
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", "prose").unwrap_err();
+        let error = locate(&object_of(&value), "a", "prose").unwrap_err();
         assert_eq!(
             error.message(),
             "a parameter must be a JSON object, got null"
@@ -242,10 +348,70 @@ mod tests {
     fn present_payload_is_never_mined_from_reasoning() {
         let value = json!({"a": 42});
         let reasoning = "<parameter name=\"a\">{\"summary\":\"s\"}";
-        let error = locate(&decode(Arguments::Value(&value)).unwrap(), "a", reasoning).unwrap_err();
+        let error = locate(&object_of(&value), "a", reasoning).unwrap_err();
         assert_eq!(
             error.message(),
             "a parameter must be a JSON object, got number"
         );
+    }
+}
+
+#[cfg(test)]
+mod echo_tests {
+    use super::*;
+
+    #[test]
+    fn short_string_is_quoted_whole() {
+        assert_eq!(
+            echo("analysis", "not a json object"),
+            "analysis arrived as a 17-byte string: \"not a json object\""
+        );
+    }
+
+    #[test]
+    fn exactly_128_bytes_is_quoted_whole() {
+        let text = "a".repeat(128);
+        assert_eq!(
+            echo("r", &text),
+            format!("r arrived as a 128-byte string: \"{text}\"")
+        );
+    }
+
+    #[test]
+    fn long_string_is_cut_to_128_bytes() {
+        let text = format!("{}NEEDLE", "a".repeat(200));
+        let echoed = echo("r", &text);
+        assert_eq!(
+            echoed,
+            format!(
+                "r arrived as a 206-byte string beginning \"{}\"",
+                "a".repeat(128)
+            )
+        );
+        assert!(!echoed.contains("NEEDLE"));
+    }
+
+    #[test]
+    fn cut_backs_to_a_utf8_boundary() {
+        // 127 ASCII bytes then a 3-byte character straddling the bound.
+        let text = format!("{}€tail", "a".repeat(127));
+        assert_eq!(
+            echo("r", &text),
+            format!(
+                "r arrived as a {}-byte string beginning \"{}\"",
+                text.len(),
+                "a".repeat(127)
+            )
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let echoed = echo("r", "\u{1b}[31mred\n\"q\"\\");
+        assert_eq!(
+            echoed,
+            "r arrived as a 13-byte string: \"\\u{1b}[31mred\\n\\\"q\\\"\\\\\""
+        );
+        assert!(!echoed.contains('\u{1b}'));
     }
 }

@@ -1,11 +1,13 @@
 //! Property tests of the parser (`tests/properties/props.rs`), run through a tool built
-//! directly. `tests/test_properties.rs` runs the same properties through the public API.
+//! directly (`tests/test_properties.rs` runs the same properties through the public API); and
+//! the parser with its fast paths against the parser without them, on generated and damaged
+//! calls.
 
 use super::testing::TestTool;
 use crate::error::ParameterCause;
 use crate::metadata::Metadata;
 use crate::options::Options;
-use crate::outcome::{Outcome, Recovery, RecoveryKind};
+use crate::outcome::{Outcome, RecoveryKind};
 use crate::provider::Provider;
 use crate::tool::SubmitTool;
 
@@ -15,16 +17,17 @@ fn value_tool() -> SubmitTool<serde_json::Value> {
 
 include!("../../../tests/properties/props.rs");
 
-// One definition of each rule: the one pass (`clean.rs`) is a shortcut for the steps,
-// so on every argument text, generated and damaged, the parser with the one pass and the
-// steps alone must give the same outcome. The steps alone are the reference.
+// One definition of each rule: the fast paths (step 1 reading the reasoning and decoding the
+// payload in place, steps 5 and 6 decoding a recovered object as they find its end) are
+// branches of the steps, so on every argument text, generated and damaged, the parser with them
+// and without them must give the same outcome. The parser without them is the reference.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::test_runner::{Config, TestRunner};
 
-use super::clean::{self, OnePass};
-use super::Arguments;
+use super::arguments::{read_in_place, InPlace, PayloadRead};
+use super::{Arguments, Parser};
 use crate::error::SubmitError;
 use crate::outcome::Accepted;
 
@@ -35,9 +38,9 @@ fn clean_text() -> impl Strategy<Value = String> {
     })
 }
 
-/// Argument text of every kind the one pass may see: clean calls, stringified payloads with
-/// or without closers, each §10.1 damage, members twice, missing or mistyped members, junk
-/// after a call, cuts and insertions, and arbitrary text.
+/// Argument text of every kind the fast paths may see: clean calls, stringified payloads with
+/// or without closers, each damage of the arguments as a whole, members twice, missing or
+/// mistyped members, junk after a call, cuts and insertions, and arbitrary text.
 fn any_call_text() -> impl Strategy<Value = String> {
     let clean = clean_text;
     let stringified = (payload(), text(), prop_oneof![closing(), not_closing()]).prop_map(
@@ -92,7 +95,7 @@ fn difference<R: PartialEq + std::fmt::Debug>(
         (Ok(a), Ok(b)) => {
             let same = a.response == b.response
                 && a.reasoning == b.reasoning
-                && a.recovery == b.recovery
+                && a.recovery() == b.recovery()
                 && a.recoveries == b.recoveries
                 && a.tool_result == b.tool_result;
             (!same).then(|| format!("accepted differently: {a:?} vs {b:?}"))
@@ -102,8 +105,35 @@ fn difference<R: PartialEq + std::fmt::Debug>(
     }
 }
 
+/// What step 1's fast path read in place of `text`: the payload decoded, or the payload absent
+/// or `null` (the steps go on to the recovery from reasoning with what it read).
+fn count_in_place<R: serde::de::DeserializeOwned>(
+    text: &str,
+    omit_reasoning: bool,
+    decoded: &AtomicUsize,
+    without_payload: &AtomicUsize,
+) {
+    let names = InPlace {
+        payload: "analysis",
+        reasoning: !omit_reasoning,
+    };
+    match read_in_place::<R>(text, names).map(|read| read.payload) {
+        Some(Some(PayloadRead::Decoded(_))) => decoded.fetch_add(1, Ordering::Relaxed),
+        Some(None) => without_payload.fetch_add(1, Ordering::Relaxed),
+        _ => 0,
+    };
+}
+
+/// `parser` without its fast paths.
+fn without_fast_paths<'t>(parser: Parser<'t>) -> Parser<'t> {
+    Parser {
+        fast_paths: false,
+        ..parser
+    }
+}
+
 #[test]
-fn the_one_pass_and_the_steps_agree_on_every_call() {
+fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
     let accepted = AtomicUsize::new(0);
     let handed_over = AtomicUsize::new(0);
     let mut runner = TestRunner::new(Config {
@@ -119,15 +149,13 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
                 .build(),
         ] {
             let parser = tool.parser();
-            match clean::decode::<Value>(&text, "analysis", parser.options.omit_reasoning) {
-                OnePass::Accepted(..) => accepted.fetch_add(1, Ordering::Relaxed),
-                OnePass::Members(..) => handed_over.fetch_add(1, Ordering::Relaxed),
-                OnePass::Steps => 0,
-            };
+            let omit_reasoning = parser.options.omit_reasoning;
+            count_in_place::<Value>(&text, omit_reasoning, &accepted, &handed_over);
+            let reference_parser = without_fast_paths(tool.parser());
             let as_value = Value::String(text.clone());
             for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-                let with = parser.parse_with::<Value>(arguments, Vec::new(), true);
-                let reference = parser.parse_with::<Value>(arguments, Vec::new(), false);
+                let with = parser.parse::<Value>(arguments, None);
+                let reference = reference_parser.parse::<Value>(arguments, None);
                 if let Some(difference) = difference(&with, &reference) {
                     return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
                 }
@@ -136,12 +164,13 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
         Ok(())
     });
     if let Err(failure) = result {
-        panic!("the one pass and the steps disagree: {failure}");
+        panic!("the fast paths and the general reading disagree: {failure}");
     }
-    // The same for a typed payload, clean or with values at depth damaged, where the one
-    // pass's decode fails and step 7 mends the payload.
+    // The same for a typed payload, clean or with values at depth damaged, where the decode in
+    // place fails and step 7 mends the payload.
     let tool = typed_tool();
     let parser = tool.parser();
+    let reference_parser = without_fast_paths(tool.parser());
     let mended = AtomicUsize::new(0);
     let mut runner = TestRunner::new(Config {
         cases: 1024,
@@ -149,17 +178,15 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
         ..Config::default()
     });
     let result = runner.run(&typed_call_text(), |text| {
-        if let OnePass::Accepted(..) = clean::decode::<Typed>(&text, "analysis", false) {
-            accepted.fetch_add(1, Ordering::Relaxed);
-        }
+        count_in_place::<Typed>(&text, false, &accepted, &handed_over);
         let as_value = Value::String(text.clone());
         for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-            let with = parser.parse_with::<Typed>(arguments, Vec::new(), true);
-            let reference = parser.parse_with::<Typed>(arguments, Vec::new(), false);
+            let with = parser.parse::<Typed>(arguments, None);
+            let reference = reference_parser.parse::<Typed>(arguments, None);
             if let Some(difference) = difference(&with, &reference) {
                 return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
             }
-            let at_depth = |rule: &crate::outcome::AppliedRecovery| {
+            let at_depth = |rule: &crate::outcome::Recovery| {
                 matches!(
                     rule.kind,
                     RecoveryKind::StringifiedValue | RecoveryKind::EnumCase
@@ -172,22 +199,23 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
         Ok(())
     });
     if let Err(failure) = result {
-        panic!("the one pass and the steps disagree on a typed payload: {failure}");
+        panic!("the fast paths and the general reading disagree on a typed payload: {failure}");
     }
     let mended = mended.into_inner();
     assert!(
         mended > 200,
         "values at depth were mended only {mended} times"
     );
-    // The cases reach both of the one pass's own answers, not only its hand-over to the steps.
+    // The cases reach both things the fast path of step 1 reads in place, not only its
+    // fall-back to the general reading.
     let (accepted, handed_over) = (accepted.into_inner(), handed_over.into_inner());
     assert!(
         accepted > 200,
-        "the one pass accepted only {accepted} of the generated calls"
+        "step 1 decoded the payload in place in only {accepted} of the generated calls"
     );
     assert!(
         handed_over > 20,
-        "the one pass handed over members only {handed_over} times"
+        "step 1 read a call without its payload in place only {handed_over} times"
     );
 }
 
@@ -197,7 +225,7 @@ fn the_one_pass_and_the_steps_agree_on_every_call() {
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::outcome::AppliedRecovery;
+use crate::outcome::Recovery;
 
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -410,7 +438,7 @@ proptest! {
             };
             prop_assert_eq!(
                 &mended.recoveries,
-                &vec![AppliedRecovery::naming(kind, vec![pointer.clone()])]
+                &vec![Recovery::naming(kind, vec![pointer.clone()])]
             );
         }
     }

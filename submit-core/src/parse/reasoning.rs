@@ -1,18 +1,26 @@
-//! Step 2: the `reasoning` parameter.
+//! Step 2 of the parsing rules, the `reasoning` parameter; and whitespace as the rules mean it.
 
 use std::borrow::Cow;
 
-use super::arguments::Args;
+use super::arguments::Object;
 use crate::error::{ParameterCause, SubmitError};
 pub(crate) use crate::metadata::REASONING;
 
 /// Step 2. Under `omit_reasoning` the reasoning is `""` and the argument is not read; otherwise
 /// it must be present and a JSON string (cause *absent or mistyped parameter*).
-pub(crate) fn read<'a>(args: &Args<'a>, omit_reasoning: bool) -> Result<Cow<'a, str>, SubmitError> {
+/// A reasoning step 1 already read in place (`read`) is taken as it is.
+pub(crate) fn read<'a>(
+    object: &Object<'a>,
+    read: Option<Cow<'a, str>>,
+    omit_reasoning: bool,
+) -> Result<Cow<'a, str>, SubmitError> {
     if omit_reasoning {
         return Ok(Cow::Borrowed(""));
     }
-    let Some(param) = args.get(REASONING) else {
+    if let Some(reasoning) = read {
+        return Ok(reasoning);
+    }
+    let Some(param) = object.get(REASONING) else {
         return Err(mistyped(format!("{REASONING} parameter is required")));
     };
     param.as_str().ok_or_else(|| {
@@ -27,46 +35,50 @@ fn mistyped(message: String) -> SubmitError {
     SubmitError::parameter(ParameterCause::AbsentOrMistyped, message)
 }
 
-/// Whether `byte` is whitespace as SUBMIT.md §5 means it: ASCII space, tab, CR, LF.
+/// Whether `byte` is whitespace as the parsing rules mean it: ASCII space, tab, CR, LF.
 pub(crate) fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// `text` without trailing whitespace (§5's sense).
+/// `text` without trailing whitespace (ASCII only).
 pub(crate) fn trim_end_space(text: &str) -> &str {
     text.trim_end_matches([' ', '\t', '\r', '\n'])
 }
 
-/// `text` without leading whitespace (§5's sense).
+/// `text` without leading whitespace (ASCII only).
 pub(crate) fn trim_start_space(text: &str) -> &str {
     text.trim_start_matches([' ', '\t', '\r', '\n'])
 }
 
-/// `text` without leading or trailing whitespace (§5's sense).
+/// `text` without leading or trailing whitespace (ASCII only).
 pub(crate) fn trim_space(text: &str) -> &str {
     trim_start_space(trim_end_space(text))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::arguments::{decode, Arguments};
+    use super::super::testing::object_of;
     use super::*;
     use serde_json::json;
+
+    fn read(object: &Object<'_>, omit_reasoning: bool) -> Result<String, SubmitError> {
+        super::read(object, None, omit_reasoning).map(Cow::into_owned)
+    }
 
     #[test]
     fn reasoning_string_is_read_from_value_and_text() {
         let value = json!({"reasoning": "done"});
-        let args = decode(Arguments::Value(&value)).unwrap();
-        assert_eq!(read(&args, false).unwrap(), "done");
-        let args = decode(Arguments::Text(r#"{"reasoning":"line\nnext"}"#)).unwrap();
-        assert_eq!(read(&args, false).unwrap(), "line\nnext");
+        let object = object_of(&value);
+        assert_eq!(read(&object, false).unwrap(), "done");
+        let object = object_of(r#"{"reasoning":"line\nnext"}"#);
+        assert_eq!(read(&object, false).unwrap(), "line\nnext");
     }
 
     #[test]
     fn absent_reasoning_is_required() {
         let value = json!({"result": {}});
-        let args = decode(Arguments::Value(&value)).unwrap();
-        let error = read(&args, false).unwrap_err();
+        let object = object_of(&value);
+        let error = read(&object, false).unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
         assert_eq!(error.message(), "reasoning parameter is required");
     }
@@ -81,11 +93,9 @@ mod tests {
             (json!(1.5), "number"),
         ] {
             let value = json!({ "reasoning": reasoning });
-            for args in [
-                decode(Arguments::Value(&value)).unwrap(),
-                decode(Arguments::Text(&value.to_string())).unwrap(),
-            ] {
-                let error = read(&args, false).unwrap_err();
+            let text = value.to_string();
+            for object in [object_of(&value), object_of(text.as_str())] {
+                let error = read(&object, false).unwrap_err();
                 assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
                 assert_eq!(
                     error.message(),
@@ -98,8 +108,8 @@ mod tests {
     #[test]
     fn omitted_reasoning_is_empty_and_unread() {
         let value = json!({"reasoning": 42});
-        let args = decode(Arguments::Value(&value)).unwrap();
-        assert_eq!(read(&args, true).unwrap(), "");
+        let object = object_of(&value);
+        assert_eq!(read(&object, true).unwrap(), "");
     }
 
     #[test]

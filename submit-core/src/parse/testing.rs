@@ -44,7 +44,7 @@ impl TestTool {
         self
     }
 
-    /// Validate step 7 against this JSON Schema (§9).
+    /// Validate the payload at step 7 against this JSON Schema document.
     pub(crate) fn schema(mut self, schema: Value) -> Self {
         self.schema = Some(schema);
         self
@@ -94,5 +94,31 @@ fn typed(name: &str, required: bool, types: Types) -> Property {
     Property {
         types: Some(types),
         ..property(name, required)
+    }
+}
+
+/// Arguments a unit test hands to a step: a value, or argument text.
+pub(crate) trait TestArguments<'a> {
+    fn arguments(self) -> super::Arguments<'a>;
+}
+
+impl<'a> TestArguments<'a> for &'a Value {
+    fn arguments(self) -> super::Arguments<'a> {
+        super::Arguments::Value(self)
+    }
+}
+
+impl<'a> TestArguments<'a> for &'a str {
+    fn arguments(self) -> super::Arguments<'a> {
+        super::Arguments::Text(self)
+    }
+}
+
+/// The arguments object step 1 reads out of `arguments` (which must be one), every member as
+/// written.
+pub(crate) fn object_of<'a>(arguments: impl TestArguments<'a>) -> super::arguments::Object<'a> {
+    match super::arguments::read::<serde::de::IgnoredAny>(arguments.arguments(), None) {
+        Ok(super::arguments::Step1::Object(read)) => read.object,
+        _ => panic!("the test arguments are one JSON object"),
     }
 }

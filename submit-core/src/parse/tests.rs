@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::testing::TestTool;
 use crate::error::{ErrorClass, ParameterCause};
-use crate::outcome::{Outcome, Recovery};
+use crate::outcome::{Outcome, RecoveryKind};
 use crate::provider::Provider;
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
@@ -44,7 +44,7 @@ fn all<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, arguments: &Value) 
         .collect()
 }
 
-fn accepted(arguments: Value) -> (Sample, String, Option<Recovery>) {
+fn accepted(arguments: Value) -> (Sample, String, Option<RecoveryKind>) {
     let mut results = all(&tool(), &arguments)
         .into_iter()
         .map(|outcome| match outcome {
@@ -53,7 +53,10 @@ fn accepted(arguments: Value) -> (Sample, String, Option<Recovery>) {
                     a.tool_result,
                     json!({"success": true, "message": "Result submitted successfully."})
                 );
-                (a.response, a.reasoning, a.recovery)
+                {
+                    let recovery = a.recovery();
+                    (a.response, a.reasoning, recovery)
+                }
             }
             Outcome::Rejected(r) => panic!("rejected {arguments}: {}", r.error),
         });
@@ -123,7 +126,7 @@ fn stringified_payload_with_closing_tokens_is_recovered() {
             accepted(json!({"reasoning": "done", "analysis": format!("{OBJ}{tail}")}));
         assert_eq!(response, all_good(), "{tail:?}");
         assert_eq!(reasoning, "done");
-        assert_eq!(recovery, Some(Recovery::Stringified));
+        assert_eq!(recovery, Some(RecoveryKind::Stringified));
     }
 }
 
@@ -204,13 +207,13 @@ fn payload_nested_in_reasoning_is_recovered_in_every_provider() {
     }));
     assert_eq!(response, all_good());
     assert_eq!(reasoning, "The log shows it.");
-    assert_eq!(recovery, Some(Recovery::ReasoningOpener));
+    assert_eq!(recovery, Some(RecoveryKind::ReasoningOpener));
     let (_, reasoning, recovery) = accepted(json!({
         "reasoning": format!("The log shows it.\", \"analysis\": {OBJ}}}"),
         "analysis": null
     }));
     assert_eq!(reasoning, "The log shows it.");
-    assert_eq!(recovery, Some(Recovery::ReasoningMember));
+    assert_eq!(recovery, Some(RecoveryKind::ReasoningMember));
 }
 
 #[test]
@@ -275,7 +278,7 @@ fn flat_payload_is_read_from_top_level_properties() {
             "summary parameter is required"
         );
     }
-    // A string is decoded only where the property's type admits no string (SUBMIT.md §10.3a).
+    // A string is decoded only where the property's type admits no string.
     for outcome in all(
         &tool,
         &json!({"reasoning": "r", "summary": "s", "blocked": "true"}),

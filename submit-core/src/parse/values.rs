@@ -17,10 +17,9 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::cow_str::CowStr;
-use super::duplicates::Seen;
 use super::flat::destringified;
-use super::located::Payload;
+use super::members::{CowStr, Seen};
+use super::payload::Json;
 use crate::schema::locations::{Location, Schema};
 use crate::schema::property::Types;
 
@@ -49,7 +48,7 @@ pub(crate) struct Top<'a> {
 /// The payload as a value with the walk's changes applied, and the changes; `None` when the
 /// walk changed nothing or declined (a payload nested too deep, or holding a member twice).
 pub(crate) fn repaired(
-    payload: &Payload<'_>,
+    payload: &Json<'_>,
     schema: &Value,
     top: Top<'_>,
 ) -> Option<(Value, Changes)> {
@@ -64,17 +63,17 @@ pub(crate) fn repaired(
 
 /// The payload as an owned value: text decoded (declined when any object in it repeats a
 /// member, which a value cannot show), values copied when they are not nested too deep.
-fn materialized(payload: &Payload<'_>) -> Option<Value> {
+fn materialized(payload: &Json<'_>) -> Option<Value> {
     match payload {
-        Payload::Value(value) => within_depth(value).then(|| (*value).clone()),
-        Payload::Owned(value) => within_depth(value).then(|| value.clone()),
-        Payload::Text(text) => {
+        Json::Value(value) => within_depth(value).then(|| (*value).clone()),
+        Json::Owned(value) => within_depth(value).then(|| value.clone()),
+        Json::Text(text) => {
             let mut deserializer = serde_json::Deserializer::from_str(text);
             let value = Unique.deserialize(&mut deserializer).ok()?;
             deserializer.end().ok()?;
             Some(value)
         }
-        Payload::Members(members) => {
+        Json::Members(members) => {
             let mut map = Map::with_capacity(members.len());
             for (name, value) in members {
                 if !within_depth(value) {
@@ -316,8 +315,8 @@ mod tests {
     fn changed(payload: Value, top: Top<'_>) -> Option<(Value, Changes)> {
         let schema = schema();
         let text = payload.to_string();
-        let from_value = repaired(&Payload::Value(&payload), &schema, top);
-        let from_text = repaired(&Payload::Text(Cow::Borrowed(&text)), &schema, top);
+        let from_value = repaired(&Json::Value(&payload), &schema, top);
+        let from_text = repaired(&Json::Text(Cow::Borrowed(&text)), &schema, top);
         assert_eq!(from_value, from_text, "value and text agree");
         from_value
     }
@@ -387,13 +386,13 @@ mod tests {
     fn a_member_twice_in_the_text_or_a_payload_too_deep_is_declined() {
         let schema = schema();
         let text = r#"{"n": "1", "inner": {"ok": true, "ok": "false"}}"#;
-        let payload = Payload::Text(Cow::Borrowed(text));
+        let payload = Json::Text(Cow::Borrowed(text));
         assert_eq!(repaired(&payload, &schema, NESTED), None);
         let mut deep = json!("1");
         for _ in 0..200 {
             deep = json!({ "n": deep });
         }
-        assert_eq!(repaired(&Payload::Value(&deep), &schema, NESTED), None);
+        assert_eq!(repaired(&Json::Value(&deep), &schema, NESTED), None);
         let mut deep = json!(1);
         for _ in 0..100_000 {
             deep = Value::Array(vec![deep]);
@@ -413,10 +412,7 @@ mod tests {
     #[test]
     fn a_schema_that_is_no_object_changes_nothing() {
         let payload = json!({"n": "1"});
-        assert_eq!(
-            repaired(&Payload::Value(&payload), &Value::Null, NESTED),
-            None
-        );
+        assert_eq!(repaired(&Json::Value(&payload), &Value::Null, NESTED), None);
     }
 }
 
@@ -433,7 +429,7 @@ mod through_the_tool {
     use super::super::tests::call;
     use crate::error::{ErrorClass, SubmitError};
     use crate::options::{GeminiSchema, Options};
-    use crate::outcome::{AppliedRecovery, Outcome, Recovery, RecoveryKind};
+    use crate::outcome::{Outcome, Recovery, RecoveryKind};
     use crate::provider::Provider;
     use crate::tool::SubmitTool;
 
@@ -526,7 +522,7 @@ mod through_the_tool {
     }
 
     /// The response and the rules recorded, the same in every provider's call shape.
-    fn accepted<R>(tool: &SubmitTool<R>, arguments: Value) -> (R, Vec<AppliedRecovery>)
+    fn accepted<R>(tool: &SubmitTool<R>, arguments: Value) -> (R, Vec<Recovery>)
     where
         R: DeserializeOwned + Debug + PartialEq,
     {
@@ -559,8 +555,8 @@ mod through_the_tool {
         first
     }
 
-    fn naming(kind: RecoveryKind, pointers: &[&str]) -> AppliedRecovery {
-        AppliedRecovery::naming(kind, pointers.iter().map(|p| (*p).to_owned()).collect())
+    fn naming(kind: RecoveryKind, pointers: &[&str]) -> Recovery {
+        Recovery::naming(kind, pointers.iter().map(|p| (*p).to_owned()).collect())
     }
 
     fn at_depth_two() -> Value {
@@ -635,7 +631,7 @@ mod through_the_tool {
         assert_eq!(
             applied,
             [
-                AppliedRecovery::naming(RecoveryKind::Stringified, vec!["analysis".into()]),
+                Recovery::naming(RecoveryKind::Stringified, vec!["analysis".into()]),
                 naming(
                     RecoveryKind::StringifiedValue,
                     &["/limits/ratios/0", "/limits/strict"]
@@ -648,7 +644,7 @@ mod through_the_tool {
         let tool = typed::<Report>(options());
         for outcome in outcomes(&tool, &json!({"reasoning": reasoning})) {
             let accepted = outcome.into_result().unwrap();
-            assert_eq!(accepted.recovery, Some(Recovery::ReasoningOpener));
+            assert_eq!(accepted.recovery(), Some(RecoveryKind::ReasoningOpener));
             assert_eq!(accepted.reasoning, "done");
             let kinds: Vec<_> = accepted.recoveries.iter().map(|r| r.kind).collect();
             assert_eq!(
@@ -775,7 +771,7 @@ mod through_the_tool {
         assert_eq!(
             applied,
             [
-                AppliedRecovery::naming(RecoveryKind::StringifiedProperty, vec!["limits".into()]),
+                Recovery::naming(RecoveryKind::StringifiedProperty, vec!["limits".into()]),
                 naming(RecoveryKind::EnumCase, &["/tone"]),
             ]
         );

@@ -1,14 +1,18 @@
-//! The arguments as a whole (§10.1), read where step 1 (rules a–d) or a later step (rule e)
-//! would otherwise reject; beside rule (e), the whole call given as the arguments
-//! (`{"name": <tool>, "arguments": {…}}`, §11.4), which counts as one of these rules.
+//! The rules for the arguments as a whole, read where step 1 (rules a–d: empty text, closers
+//! after the object, arguments encoded twice, a Markdown fence) or a later step (rule e: one
+//! extra wrapper member) would otherwise reject; beside rule (e), the whole call given as the
+//! arguments (`{"name": <tool>, "arguments": {…}}`), which counts as one of these rules.
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::arguments::{Args, JsonType, Param, RawObject, Step1};
+use serde::de::IgnoredAny;
+
+use super::arguments::{self, Arguments, JsonType, Member, Object, Read, Step1};
 use super::closing::leading_object;
+use super::members::{repeated, Members};
 use super::reasoning::{trim_space, REASONING};
 use crate::error::SubmitError;
 use crate::outcome::RecoveryKind;
@@ -16,18 +20,18 @@ use crate::schema::property::Property;
 
 /// The arguments object that rules (a)–(d) found in text step 1 rejected, and the kinds they
 /// record, in order.
-pub(crate) struct Found<'a> {
+pub(crate) struct Extracted<'a> {
     pub(crate) object: Cow<'a, str>,
     pub(crate) kinds: Vec<RecoveryKind>,
 }
 
 /// Rules (a)–(d) on argument text step 1 rejected; `None` when none reads it. `encoded` allows
 /// rule (c): it is off for text that was itself a string's content (one level only).
-pub(crate) fn recover(text: &str, encoded: bool) -> Option<Found<'_>> {
+pub(crate) fn recover(text: &str, encoded: bool) -> Option<Extracted<'_>> {
     let trimmed = trim_space(text);
     // (a) Empty: read as `{}`, like `null`.
     if trimmed.is_empty() {
-        return Some(Found {
+        return Some(Extracted {
             object: Cow::Borrowed("{}"),
             kinds: Vec::new(),
         });
@@ -39,7 +43,7 @@ pub(crate) fn recover(text: &str, encoded: bool) -> Option<Found<'_>> {
         Some(b'"') if encoded => {
             let content = serde_json::from_str::<String>(text).ok()?;
             let found = object_then_closers(&content, RecoveryKind::StringifiedArguments, false)?;
-            Some(Found {
+            Some(Extracted {
                 object: Cow::Owned(found.object.into_owned()),
                 kinds: found.kinds,
             })
@@ -60,7 +64,7 @@ fn object_then_closers(
     text: &str,
     kind: RecoveryKind,
     closers_required: bool,
-) -> Option<Found<'_>> {
+) -> Option<Extracted<'_>> {
     let range = leading_object(text)?;
     let rest = text.get(range.end..)?;
     let closers = !trim_space(rest).is_empty();
@@ -71,7 +75,7 @@ fn object_then_closers(
     if closers && kind != RecoveryKind::TrailingClosers {
         kinds.push(RecoveryKind::TrailingClosers);
     }
-    Some(Found {
+    Some(Extracted {
         object: Cow::Borrowed(text.get(range)?),
         kinds,
     })
@@ -95,7 +99,7 @@ pub(crate) fn fenced(text: &str) -> Option<&str> {
         .or_else(|| body.is_empty().then_some(body))
 }
 
-/// A fenced stringified payload (§10.1d inside step 6): the object between the fence lines,
+/// A fenced stringified payload (rule d inside step 6): the object between the fence lines,
 /// followed by closing tokens only.
 pub(crate) fn fenced_object(text: &str) -> Option<&str> {
     let inner = fenced(trim_space(text))?;
@@ -154,15 +158,15 @@ impl Parameters<'_> {
 #[derive(Debug)]
 pub(crate) enum Unwrapped<'a> {
     /// The inner object, read in place.
-    Object(Args<'a>, Vec<RecoveryKind>),
+    Object(Object<'a>, Vec<RecoveryKind>),
     /// The text of the inner object, read from argument text inside the wrapper.
     Text(String, Vec<RecoveryKind>),
 }
 
 /// Rule (e), else the whole call given as the arguments. `Ok(None)` when neither applies; an
-/// inner object that names a member twice rejects (§10.2).
+/// inner object that names a member twice rejects.
 pub(crate) fn unwrap<'a>(
-    args: &Args<'a>,
+    args: &Object<'a>,
     parameters: &Parameters<'_>,
 ) -> Result<Option<Unwrapped<'a>>, SubmitError> {
     if let Some(inner) = wrapped_arguments(args, parameters)? {
@@ -177,20 +181,20 @@ pub(crate) fn unwrap<'a>(
 /// Rule (e): one member that is no parameter, holding every required parameter and nothing
 /// else. `Ok(None)` when the rule does not apply.
 fn wrapped_arguments<'a>(
-    args: &Args<'a>,
+    args: &Object<'a>,
     parameters: &Parameters<'_>,
-) -> Result<Option<Args<'a>>, SubmitError> {
+) -> Result<Option<Object<'a>>, SubmitError> {
     match args {
-        Args::Value(map) if map.len() == 1 => {
+        Object::Value(map) if map.len() == 1 => {
             let Some((name, Value::Object(inner))) = map.iter().next() else {
                 return Ok(None);
             };
             let fits = !parameters.is_parameter(name)
                 && parameters.holds_exactly_parameters(inner.keys().map(String::as_str));
-            Ok(fits.then_some(Args::Value(inner)))
+            Ok(fits.then_some(Object::Value(inner)))
         }
-        Args::Raw(object) if object.members.len() == 1 => {
-            let Some((name, raw)) = object.members.first() else {
+        Object::Text(object) if object.list.len() == 1 => {
+            let Some((name, raw)) = object.list.first() else {
                 return Ok(None);
             };
             if parameters.is_parameter(name) || !raw.get().starts_with('{') {
@@ -198,8 +202,8 @@ fn wrapped_arguments<'a>(
             }
             let inner = raw_members(raw)?;
             let fits = parameters
-                .holds_exactly_parameters(inner.members.iter().map(|(name, _)| name.as_ref()));
-            Ok(fits.then_some(Args::Raw(inner)))
+                .holds_exactly_parameters(inner.list.iter().map(|(name, _)| name.as_ref()));
+            Ok(fits.then_some(Object::Text(inner)))
         }
         _ => Ok(None),
     }
@@ -212,20 +216,15 @@ const CALL_ARGUMENTS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 /// [`CALL_ARGUMENTS`] holding an object, or argument text that rules (a)–(d) read as one (its
 /// own layer: the kinds they record follow `wrapped_call`); neither member a parameter.
 fn whole_call<'a>(
-    args: &Args<'a>,
+    args: &Object<'a>,
     parameters: &Parameters<'_>,
 ) -> Result<Option<Unwrapped<'a>>, SubmitError> {
-    let members = match args {
-        Args::Value(map) => map.len(),
-        Args::Raw(object) => object.members.len(),
-        Args::Empty => 0,
-    };
-    if members != 2 || parameters.is_parameter("name") {
+    if args.len() != 2 || parameters.is_parameter("name") {
         return Ok(None);
     }
     let named = args
         .get("name")
-        .and_then(Param::as_str)
+        .and_then(Member::as_str)
         .is_some_and(|name| name == parameters.tool);
     if !named {
         return Ok(None);
@@ -241,12 +240,13 @@ fn whole_call<'a>(
     }
     let kinds = vec![RecoveryKind::WrappedCall];
     match (inner, inner.json_type()) {
-        (Param::Value(Value::Object(map)), _) => {
-            Ok(Some(Unwrapped::Object(Args::Value(map), kinds)))
+        (Member::Value(Value::Object(map)), _) => {
+            Ok(Some(Unwrapped::Object(Object::Value(map), kinds)))
         }
-        (Param::Raw(raw), JsonType::Object) => {
-            Ok(Some(Unwrapped::Object(Args::Raw(raw_members(raw)?), kinds)))
-        }
+        (Member::Text(raw), JsonType::Object) => Ok(Some(Unwrapped::Object(
+            Object::Text(raw_members(raw)?),
+            kinds,
+        ))),
         (_, JsonType::String) => {
             let text = inner.as_str().unwrap_or_default();
             call_text(&text, kinds)
@@ -261,24 +261,29 @@ fn call_text(
     text: &str,
     mut kinds: Vec<RecoveryKind>,
 ) -> Result<Option<Unwrapped<'static>>, SubmitError> {
-    match super::arguments::decode_text(text) {
-        Ok(Args::Raw(_)) => Ok(Some(Unwrapped::Text(text.to_owned(), kinds))),
-        Ok(_) => Ok(None),
-        Err(Step1::Duplicate(error)) => Err(error),
-        Err(Step1::NotAnObject(_)) => Ok(recover(text, true).map(|found| {
+    match arguments::read::<IgnoredAny>(Arguments::Text(text), None)? {
+        Step1::Object(Read {
+            object: Object::Text(_),
+            ..
+        }) => Ok(Some(Unwrapped::Text(text.to_owned(), kinds))),
+        Step1::Object(_) => Ok(None),
+        Step1::NotAnObject { .. } => Ok(recover(text, true).map(|found| {
             kinds.extend(found.kinds);
             Unwrapped::Text(found.object.into_owned(), kinds)
         })),
     }
 }
 
-/// The members of a raw object, checked for duplicates.
-fn raw_members<'a>(raw: &'a RawValue) -> Result<RawObject<'a>, SubmitError> {
-    match super::arguments::decode_text(raw.get()) {
-        Ok(Args::Raw(object)) => Ok(object),
-        Ok(_) => Ok(RawObject::default()),
-        Err(step1) => Err(Step1::into_error(step1)),
-    }
+/// The members of a raw object, each named once.
+fn raw_members(raw: &RawValue) -> Result<Members<'_>, SubmitError> {
+    Members::read(raw.get()).map_err(|error| match error {
+        Ok(name) => repeated(&name),
+        // A raw member is one JSON object: only a repeat stops its read.
+        Err(error) => SubmitError::parameter(
+            crate::error::ParameterCause::UndecodableArguments,
+            format!("failed to parse tool arguments: {error}"),
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -374,7 +379,7 @@ mod through_the_tool {
     use super::super::testing::TestTool;
     use super::super::tests::call;
     use crate::error::{ParameterCause, SubmitError};
-    use crate::outcome::{Accepted, AppliedRecovery, RecoveryKind};
+    use crate::outcome::{Accepted, Recovery, RecoveryKind};
     use crate::provider::Provider;
     use crate::tool::SubmitTool;
 
@@ -438,7 +443,7 @@ mod through_the_tool {
         for provider in Provider::ALL {
             let accepted = handled(&nested(), provider, &arguments).unwrap();
             assert_eq!(accepted.response, json!({"summary": "s"}));
-            let named = |kind| AppliedRecovery::naming(kind, vec!["analysis".into()]);
+            let named = |kind| Recovery::naming(kind, vec!["analysis".into()]);
             assert_eq!(
                 accepted.recoveries,
                 [
@@ -487,7 +492,7 @@ mod through_the_tool {
                 assert_eq!(accepted.reasoning, "r");
                 assert_eq!(
                     accepted.recoveries,
-                    [AppliedRecovery::new(RecoveryKind::WrappedCall)],
+                    [Recovery::new(RecoveryKind::WrappedCall)],
                     "{key} {provider}"
                 );
             }

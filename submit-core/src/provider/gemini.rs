@@ -35,7 +35,7 @@ pub(crate) fn definition(
 // Reading a call
 // ---------------------------------------------------------------------------------------------
 
-use crate::parse::call as envelope;
+use super::envelope;
 
 const PROVIDER: super::Provider = super::Provider::Gemini;
 

@@ -41,7 +41,7 @@ pub(crate) fn definition(
 // Reading a call
 // ---------------------------------------------------------------------------------------------
 
-use crate::parse::call as envelope;
+use super::envelope;
 
 const PROVIDER: super::Provider = super::Provider::OpenAiChat;
 

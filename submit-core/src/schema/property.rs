@@ -2,7 +2,7 @@
 //! the original schema requires it and the JSON types its schema admits.
 //!
 //! Built once with the tool from the full payload schema; the parse steps read it (strict
-//! mode's optional `null`s, §10.1e's wrapper test, the flat payload of §10.3).
+//! mode's optional `null`s, the test for a wrapper around the arguments, the flat payload).
 
 use serde_json::Value;
 

@@ -663,9 +663,8 @@ async fn validate_findings_reject_the_submit_back_to_the_model() {
     let error = "Result rejected: validation raised 2 finding(s). Address each finding and \
                  call submit_result again with your corrected, complete result.";
     let findings = json!([
-        {"kind": "review", "identifier": "validate",
-         "details": "the summary is a placeholder: write the real one", "details_url": ""},
-        {"kind": "review", "identifier": "length", "details": "too short", "details_url": ""}
+        {"identifier": "validate", "details": "the summary is a placeholder: write the real one"},
+        {"identifier": "length", "details": "too short"}
     ]);
     assert_eq!(
         rejected.structured_content,
@@ -784,7 +783,11 @@ async fn hanging_validator_is_killed_at_its_timeout_and_the_call_fails() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_loops_mcp_client_lists_and_calls_this_server_over_http() {
     use submit_agent::mcp::McpServer;
-    use submit_agent::{Agent, Message, Part, ScriptedModel};
+    use submit_agent::{
+        message::{Message, Part},
+        model::ScriptedModel,
+        run::Agent,
+    };
 
     // The loop's client sends no token: the server is started without one, on loopback.
     let mut server = http_server(&["--schema", &schema(), "--no-auth"]).await;

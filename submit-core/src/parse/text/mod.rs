@@ -11,10 +11,9 @@
 //! Its arguments become argument text for the parse, which records `call_in_text` first and
 //! applies every rule after it.
 //!
-//! Read bottom to top: `lex.rs` (whitespace, markers, names, what may end a turn) and `json.rs`
-//! (where JSON ends, an arguments object, fences) are what every form reads with; `opening.rs`
-//! is what the pass hands a form's reader; the form files; `scan.rs`, the pass; this file, the
-//! verdict.
+//! Every form reads with `lex.rs` (whitespace, markers, names, what may end a turn) and
+//! `json.rs` (where JSON ends, an arguments object, fences); `opening.rs` holds a call's opening
+//! as the pass finds it, `scan.rs` the pass, and this file the verdict on the call found.
 //!
 //! The text holds exactly one call, of the submit tool: a call of another tool anywhere before
 //! it or beside it in its own form (a list, an array, a section), or anything after it but

@@ -13,9 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use super::super::arguments::RawObject;
-use super::super::cow_str::CowStr;
-use super::super::duplicates;
+use super::super::members::{CowStr, Members};
 use super::json::{fence_close, fence_open, json_object};
 use super::lex::{after, has, named, quoted, rest, skip_space, Named, MAX_NAME};
 use super::opening::{Form, Opening, Read};
@@ -171,13 +169,12 @@ fn mistral_array(text: &str, at: usize, body: usize, end: usize, tool: &str) -> 
 }
 
 /// The call object at `brace`: its members (each once) and the offset after it.
-fn call_object(text: &str, brace: usize) -> Result<(RawObject<'_>, usize), String> {
-    duplicates::clear();
+fn call_object(text: &str, brace: usize) -> Result<(Members<'_>, usize), String> {
     let mut stream =
-        serde_json::Deserializer::from_str(rest(text, brace)).into_iter::<RawObject<'_>>();
+        serde_json::Deserializer::from_str(rest(text, brace)).into_iter::<Members<'_>>();
     match stream.next() {
         Some(Ok(members)) => Ok((members, brace + stream.byte_offset())),
-        Some(Err(error)) => Err(match duplicates::take() {
+        Some(Err(error)) => Err(match Members::repeat_at_start(rest(text, brace)) {
             Some(name) => format!("the call object names {} twice", quoted(&name)),
             None => format!("the call object is not JSON: {error}"),
         }),
@@ -186,9 +183,9 @@ fn call_object(text: &str, brace: usize) -> Result<(RawObject<'_>, usize), Strin
 }
 
 /// Checks that `object` holds only the members `allowed`.
-fn only(object: &RawObject<'_>, allowed: &[&str]) -> Result<(), String> {
+fn only(object: &Members<'_>, allowed: &[&str]) -> Result<(), String> {
     match object
-        .members
+        .list
         .iter()
         .find(|(name, _)| !allowed.contains(&name.as_ref()))
     {

@@ -1,8 +1,10 @@
-//! Step 5: recovering a payload that the model wrote inside the reasoning string.
+//! Step 5 of the parsing rules: a payload the model wrote inside the reasoning string, recovered
+//! from there.
 //!
 //! Only reached when the payload parameter is absent or `null`. The whole reasoning being one
 //! JSON object that holds the payload is checked first; otherwise the first mark decides the
-//! form: the opener `<parameter name="<payload>">` or the JSON member `"<payload>":`.
+//! form: the opener `<parameter name="<payload>">` or the JSON member `"<payload>":`. The
+//! object must start right after the mark and be followed by closing tokens only.
 
 use std::borrow::Cow;
 
@@ -11,122 +13,73 @@ use serde::de::DeserializeOwned;
 
 use super::arguments::JsonType;
 use super::closing::{leading_decoded, leading_members, leading_object};
-use super::cow_str::CowStr;
-use super::located::{not_an_object, Located, Payload};
+use super::members::CowStr;
+use super::payload::{not_an_object, Json, Located, Payload};
 use super::reasoning::{is_space, trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::Recovery;
-
-/// How the payload parameter arrived when recovery is tried.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Arrival {
-    Absent,
-    Null,
-}
+use crate::outcome::RecoveryKind;
 
 /// Any parameter's opener: text before the payload that holds one may hide another value.
 const ANY_OPENER: &str = "<parameter name=";
 
-/// A recovery from reasoning: the payload found (step 7 decodes it), or already decoded.
-pub(crate) enum Recovered<'a, R> {
-    /// The payload's text and the reasoning, as [`from_reasoning`] finds them.
-    Located(Located<'a>),
-    /// The payload decoded into the response type while its end was found, the reasoning before
-    /// it, and the form it was recovered from.
-    Decoded(R, &'a str, Recovery),
-}
-
-/// Step 5. Without a mark the submit rejects with step 4's message (cause *absent or mistyped
-/// parameter*); a mark that does not lead to an object followed by closing tokens rejects
-/// with a hint (cause *reasoning recovery declined*).
-pub(crate) fn from_reasoning<'a>(
+/// Step 5. `got` is how the payload arrived: absent (`None`) or `null`. Without a mark the
+/// submit rejects with step 4's message (cause *absent or mistyped parameter*); a mark that
+/// does not lead to an object followed by closing tokens rejects with a hint (cause *reasoning
+/// recovery declined*). Where the tool decodes its payload straight from text
+/// (`decodes_text`), the object after a mark is decoded into the response type as its end is
+/// found, so it is read once; when that decode fails, the object is located as the other tools
+/// locate it, and step 7 words the failure.
+pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
     field: &str,
     reasoning: &'a str,
-    arrival: Arrival,
-) -> Result<Located<'a>, SubmitError> {
-    match find(field, reasoning, arrival)? {
-        Found::Whole(located) => Ok(located),
-        Found::Object(object) => object.locate(field, arrival),
-    }
-}
-
-/// Step 5 with step 7 for a response type decoded straight from JSON text: the recovered
-/// object is decoded while its end is found, so it is read once. When that decode fails the
-/// object is located as [`from_reasoning`] does, and step 7 words the failure.
-pub(crate) fn decoded_from_reasoning<'a, R: DeserializeOwned>(
-    field: &str,
-    reasoning: &'a str,
-    arrival: Arrival,
-) -> Result<Recovered<'a, R>, SubmitError> {
-    match find(field, reasoning, arrival)? {
-        Found::Whole(located) => Ok(Recovered::Located(located)),
-        Found::Object(object) => match leading_decoded::<R>(object.after) {
-            Some(response) => Ok(Recovered::Decoded(
-                response,
-                object.reasoning,
-                object.recovery,
-            )),
-            None => object.locate(field, arrival).map(Recovered::Located),
-        },
-    }
-}
-
-/// What the marks decide before the payload object is read.
-enum Found<'a> {
-    /// The whole reasoning is an object holding the payload.
-    Whole(Located<'a>),
-    /// A mark with no parameter's opener before it: the object must start the text after it.
-    Object(MarkedObject<'a>),
-}
-
-struct MarkedObject<'a> {
-    mark: Mark,
-    /// The text after the mark.
-    after: &'a str,
-    /// The reasoning that replaces the argument's when the object is recovered.
-    reasoning: &'a str,
-    recovery: Recovery,
-}
-
-impl<'a> MarkedObject<'a> {
-    /// The object at the start of `after`, followed by closing tokens only; else the decline.
-    fn locate(&self, field: &str, arrival: Arrival) -> Result<Located<'a>, SubmitError> {
-        leading_object(self.after)
-            .and_then(|range| self.after.get(range))
-            .map(|payload| Located {
-                payload: Payload::Text(Cow::Borrowed(payload)),
-                reasoning: Some(Cow::Borrowed(self.reasoning)),
-                recovery: Some(self.recovery),
-                also: None,
-            })
-            .ok_or_else(|| declined(field, arrival, self.mark))
-    }
-}
-
-/// The whole-object check, then the first mark and the text around it.
-fn find<'a>(field: &str, reasoning: &'a str, arrival: Arrival) -> Result<Found<'a>, SubmitError> {
+    got: Option<JsonType>,
+    decodes_text: bool,
+) -> Result<Located<'a, R>, SubmitError> {
     if let Some(located) = whole_object(field, reasoning) {
-        return Ok(Found::Whole(located));
+        return Ok(located);
     }
     let Some((mark, opener_before)) = first_mark(field, reasoning) else {
         return Err(SubmitError::parameter(
             ParameterCause::AbsentOrMistyped,
-            required(field, arrival),
+            not_an_object(field, got),
         ));
     };
-    let object = match mark {
+    let marked = match mark {
         _ if opener_before => None,
         Mark::Opener { at } => opener_form(reasoning, at, opener_len(field)),
         Mark::Member { quote, value } => member_form(reasoning, quote, value),
     };
-    object
-        .map(Found::Object)
-        .ok_or_else(|| declined(field, arrival, mark))
+    let Some(Marked {
+        after,
+        reasoning,
+        recovery,
+    }) = marked
+    else {
+        return Err(declined(field, got, mark));
+    };
+    let located = |payload| Located {
+        payload,
+        reasoning: Some(Cow::Borrowed(reasoning)),
+        recovery: Some(recovery),
+        also: None,
+    };
+    if decodes_text {
+        if let Some(response) = leading_decoded::<R>(after) {
+            return Ok(located(Payload::Decoded(response)));
+        }
+    }
+    leading_object(after)
+        .and_then(|range| after.get(range))
+        .map(|payload| located(Payload::Json(Json::Text(Cow::Borrowed(payload)))))
+        .ok_or_else(|| declined(field, got, mark))
 }
 
-/// Step 4's message for the payload as it arrived.
-fn required(field: &str, arrival: Arrival) -> String {
-    not_an_object(field, (arrival == Arrival::Null).then_some(JsonType::Null))
+/// What follows a mark: the text after it, the reasoning that replaces the argument's when the
+/// object is recovered, and the form.
+struct Marked<'a> {
+    after: &'a str,
+    reasoning: &'a str,
+    recovery: RecoveryKind,
 }
 
 /// The byte length of `<parameter name="<field>">`.
@@ -135,8 +88,8 @@ fn opener_len(field: &str) -> usize {
 }
 
 /// The decline for a mark that did not lead to a recoverable object.
-fn declined(field: &str, arrival: Arrival, mark: Mark) -> SubmitError {
-    let required = required(field, arrival);
+fn declined(field: &str, got: Option<JsonType>, mark: Mark) -> SubmitError {
+    let required = not_an_object(field, got);
     let message = match mark {
         Mark::Opener { .. } => format!(
             "{required}: reasoning contains a <parameter name=\"{field}\"> block, so {field} was \
@@ -154,7 +107,7 @@ fn declined(field: &str, arrival: Arrival, mark: Mark) -> SubmitError {
 
 /// The whole reasoning (trimmed) is one JSON object followed by closing tokens, and its member
 /// `field` is an object: that member is the payload, its `reasoning` string the reasoning.
-fn whole_object<'a>(field: &str, reasoning: &'a str) -> Option<Located<'a>> {
+fn whole_object<'a, R>(field: &str, reasoning: &'a str) -> Option<Located<'a, R>> {
     let text = trim_space(reasoning);
     if !text.starts_with('{') {
         return None;
@@ -169,9 +122,9 @@ fn whole_object<'a>(field: &str, reasoning: &'a str) -> Option<Located<'a>> {
         .and_then(|raw| serde_json::from_str::<CowStr<'a>>(raw.get()).ok())
         .map_or(Cow::Borrowed(""), |text| text.0);
     Some(Located {
-        payload: Payload::Text(Cow::Borrowed(payload.get())),
+        payload: Payload::Json(Json::Text(Cow::Borrowed(payload.get()))),
         reasoning: Some(inner_reasoning),
-        recovery: Some(Recovery::ReasoningMember),
+        recovery: Some(RecoveryKind::ReasoningMember),
         also: None,
     })
 }
@@ -246,12 +199,11 @@ fn mark_at(bytes: &[u8], quote: usize, quoted_len: usize) -> Option<Mark> {
 
 /// The opener form: the object after the first opener; reasoning is the text before it with
 /// argument-close markup trimmed.
-fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<MarkedObject<'_>> {
-    Some(MarkedObject {
-        mark: Mark::Opener { at },
+fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Marked<'_>> {
+    Some(Marked {
         after: reasoning.get(at + opener_len..)?,
         reasoning: trim_argument_close(reasoning.get(..at)?),
-        recovery: Recovery::ReasoningOpener,
+        recovery: RecoveryKind::ReasoningOpener,
     })
 }
 
@@ -272,28 +224,39 @@ fn trim_argument_close(mut text: &str) -> &str {
 
 /// The JSON-member form: the object after the colon; reasoning is the text before the member
 /// without, in order, trailing whitespace, one `,`, trailing whitespace and one `"`.
-fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<MarkedObject<'_>> {
+fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Marked<'_>> {
     let prose = trim_end_space(reasoning.get(..quote)?);
     let prose = prose.strip_suffix(',').unwrap_or(prose);
     let prose = trim_end_space(prose);
     let prose = prose.strip_suffix('"').unwrap_or(prose);
-    Some(MarkedObject {
-        mark: Mark::Member { quote, value },
+    Some(Marked {
         after: reasoning.get(value..)?,
         reasoning: prose,
-        recovery: Recovery::ReasoningMember,
+        recovery: RecoveryKind::ReasoningMember,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    const ABSENT: Option<JsonType> = None;
+    const NULL: Option<JsonType> = Some(JsonType::Null);
+
+    fn from_reasoning<'a>(
+        field: &str,
+        reasoning: &'a str,
+        got: Option<JsonType>,
+    ) -> Result<Located<'a, Value>, SubmitError> {
+        super::from_reasoning(field, reasoning, got, false)
+    }
 
     const OBJ: &str = r#"{"summary":"all good"}"#;
 
-    fn recovered(reasoning: &str) -> (String, String, Recovery) {
-        let located = from_reasoning("analysis", reasoning, Arrival::Absent).unwrap();
-        let Payload::Text(payload) = located.payload else {
+    fn recovered(reasoning: &str) -> (String, String, RecoveryKind) {
+        let located = from_reasoning("analysis", reasoning, ABSENT).unwrap();
+        let Payload::Json(Json::Text(payload)) = located.payload else {
             panic!("text payload expected")
         };
         (
@@ -304,7 +267,7 @@ mod tests {
     }
 
     fn declined_message(reasoning: &str) -> String {
-        let error = from_reasoning("analysis", reasoning, Arrival::Absent).unwrap_err();
+        let error = from_reasoning("analysis", reasoning, ABSENT).unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::ReasoningDeclined));
         error.message().to_owned()
     }
@@ -338,7 +301,7 @@ mod tests {
         ] {
             assert_eq!(
                 recovered(&reasoning),
-                (OBJ.to_owned(), expected, Recovery::ReasoningOpener),
+                (OBJ.to_owned(), expected, RecoveryKind::ReasoningOpener),
                 "{reasoning:?}"
             );
         }
@@ -369,8 +332,7 @@ mod tests {
 
     #[test]
     fn null_payload_names_null_in_the_decline() {
-        let error = from_reasoning("analysis", "<parameter name=\"analysis\">x", Arrival::Null)
-            .unwrap_err();
+        let error = from_reasoning("analysis", "<parameter name=\"analysis\">x", NULL).unwrap_err();
         assert!(error
             .message()
             .starts_with("analysis parameter must be a JSON object, got null: reasoning contains"));
@@ -395,7 +357,7 @@ mod tests {
                 (
                     OBJ.to_owned(),
                     expected.to_owned(),
-                    Recovery::ReasoningMember
+                    RecoveryKind::ReasoningMember
                 ),
                 "{reasoning:?}"
             );
@@ -425,13 +387,13 @@ mod tests {
             (
                 OBJ.to_owned(),
                 "see <parameter name=\"analysis\">".to_owned(),
-                Recovery::ReasoningMember
+                RecoveryKind::ReasoningMember
             )
         );
         let reasoning = format!("{{\"analysis\":{OBJ}}}");
         assert_eq!(
             recovered(&reasoning),
-            (OBJ.to_owned(), String::new(), Recovery::ReasoningMember)
+            (OBJ.to_owned(), String::new(), RecoveryKind::ReasoningMember)
         );
     }
 
@@ -445,7 +407,7 @@ mod tests {
         assert!(declined_message(&reasoning).contains("JSON member at byte 0"));
         // A quoted name without a colon is no mark.
         let reasoning = format!("\"analysis\" was hard. <parameter name=\"analysis\">{OBJ}");
-        assert_eq!(recovered(&reasoning).2, Recovery::ReasoningOpener);
+        assert_eq!(recovered(&reasoning).2, RecoveryKind::ReasoningOpener);
     }
 
     #[test]
@@ -455,14 +417,14 @@ mod tests {
             format!("\"analysis\"analysis\": {OBJ}"),
             format!("<parameter name=\"x\"> \"analysis\"analysis\": {OBJ}"),
         ] {
-            let error = from_reasoning("analysis", &reasoning, Arrival::Absent).unwrap_err();
+            let error = from_reasoning("analysis", &reasoning, ABSENT).unwrap_err();
             assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
         }
         let reasoning = format!("\"analysis\"analysis\" \"analysis\": {OBJ}");
         let expected = "\"analysis\"analysis".to_owned();
         assert_eq!(
             recovered(&reasoning),
-            (OBJ.to_owned(), expected, Recovery::ReasoningMember)
+            (OBJ.to_owned(), expected, RecoveryKind::ReasoningMember)
         );
         let reasoning = format!("\"analysis\"analysis\" \"analysis\": {OBJ} x");
         assert!(declined_message(&reasoning).contains("JSON member at byte 20"));
@@ -491,24 +453,22 @@ mod tests {
             format!("<parameter name=\"analysis\"> [{OBJ}]"),
             "no mark".to_owned(),
         ] {
-            let located = from_reasoning("analysis", &reasoning, Arrival::Null);
-            let decoded = decoded_from_reasoning::<Sample>("analysis", &reasoning, Arrival::Null);
+            let located = super::from_reasoning::<Sample>("analysis", &reasoning, NULL, false);
+            let decoded = super::from_reasoning::<Sample>("analysis", &reasoning, NULL, true);
             match (located, decoded) {
-                (Ok(located), Ok(Recovered::Decoded(response, text, recovery))) => {
-                    let Payload::Text(payload) = located.payload else {
-                        panic!("text payload expected")
-                    };
-                    let expected: Sample = serde_json::from_str(&payload).unwrap();
-                    assert_eq!(response, expected, "{reasoning:?}");
-                    assert_eq!(located.reasoning.as_deref(), Some(text), "{reasoning:?}");
-                    assert_eq!(located.recovery, Some(recovery), "{reasoning:?}");
-                }
-                (Ok(located), Ok(Recovered::Located(again))) => {
-                    assert_eq!(
-                        format!("{located:?}"),
-                        format!("{again:?}"),
-                        "{reasoning:?}"
-                    );
+                (Ok(located), Ok(decoded)) => {
+                    match (located.payload, decoded.payload) {
+                        (Payload::Json(Json::Text(payload)), Payload::Decoded(response)) => {
+                            let expected: Sample = serde_json::from_str(&payload).unwrap();
+                            assert_eq!(response, expected, "{reasoning:?}");
+                        }
+                        (Payload::Json(Json::Text(payload)), Payload::Json(Json::Text(again))) => {
+                            assert_eq!(payload, again, "{reasoning:?}");
+                        }
+                        other => panic!("unexpected payloads {other:?}"),
+                    }
+                    assert_eq!(located.reasoning, decoded.reasoning, "{reasoning:?}");
+                    assert_eq!(located.recovery, decoded.recovery, "{reasoning:?}");
                 }
                 (Err(located), Err(decoded)) => {
                     assert_eq!(located.message(), decoded.message(), "{reasoning:?}");
@@ -522,7 +482,7 @@ mod tests {
     #[test]
     fn no_mark_is_plain_absent() {
         let reasoning = format!("done</reasoning>\n<parameter name=\"verdict\">{OBJ}");
-        let error = from_reasoning("analysis", &reasoning, Arrival::Absent).unwrap_err();
+        let error = from_reasoning("analysis", &reasoning, ABSENT).unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
         assert_eq!(error.message(), "analysis parameter is required");
     }
@@ -530,7 +490,7 @@ mod tests {
     #[test]
     fn many_false_marks_stay_linear_and_decline() {
         let reasoning = "\"analysis\"    x".repeat(100_000);
-        let error = from_reasoning("analysis", &reasoning, Arrival::Absent).unwrap_err();
+        let error = from_reasoning("analysis", &reasoning, ABSENT).unwrap_err();
         assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
         let reasoning = "</reasoning>".repeat(100_000) + "<parameter name=\"analysis\">{}";
         assert_eq!(recovered(&reasoning).1, "");

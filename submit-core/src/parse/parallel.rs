@@ -9,7 +9,8 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::arguments::{decode_text, Args, RawObject};
+use super::arguments::object_members;
+use super::members::Members;
 use super::Arguments;
 
 /// The name models invent for a wrapper around parallel tool calls.
@@ -95,21 +96,18 @@ fn from_value(value: &Value) -> Option<Vec<ParallelEntry>> {
 }
 
 /// One JSON object of text, its members each once.
-fn object(text: &str) -> Option<RawObject<'_>> {
-    match decode_text(text) {
-        Ok(Args::Raw(object)) => Some(object),
-        _ => None,
-    }
+fn object(text: &str) -> Option<Members<'_>> {
+    object_members(text)
 }
 
 fn from_text(text: &str) -> Option<Vec<ParallelEntry>> {
-    let wrapper = object(text).filter(|wrapper| wrapper.members.len() == 1)?;
+    let wrapper = object(text).filter(|wrapper| wrapper.list.len() == 1)?;
     let uses = wrapper.get("tool_uses")?;
     let entries = serde_json::from_str::<Vec<&RawValue>>(uses.get()).ok()?;
     entries
         .into_iter()
         .map(|entry| {
-            let entry = object(entry.get()).filter(|entry| entry.members.len() == 2)?;
+            let entry = object(entry.get()).filter(|entry| entry.list.len() == 2)?;
             let name = serde_json::from_str::<String>(entry.get("recipient_name")?.get()).ok()?;
             let name = recipient(&name)?;
             let parameters = entry.get("parameters")?.get();

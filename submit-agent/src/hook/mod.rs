@@ -1,4 +1,39 @@
-//! Hooks: around each tool call, each turn, and each model call.
+//! Hooks: code wrapped around each tool call ([`ToolHook`]), each turn ([`TurnHook`]) and
+//! each model call ([`ModelHook`]), in the order they were added, the first outermost.
+//!
+//! A tool hook receives the call, its [`ToolContext`] and [`Next`], the rest of the chain: it
+//! may run `next` zero or more times, rewrite the input or the output, turn errors into
+//! answers, attach parts, fail, or interrupt. [`ToolApproval`] is one, shipped: it holds calls
+//! of tools outside an allowlist until the caller approves them.
+//!
+//! ```
+//! use futures::FutureExt;
+//! use submit_agent::hook::tool_hook_fn;
+//! use submit_agent::prelude::*;
+//!
+//! let upper = tool_hook_fn("upper", |_ctx, call, next| {
+//!     async move {
+//!         let mut out = next.run(call).await?;
+//!         out.output = out.output.map(|v| v.as_str().unwrap_or_default().to_uppercase().into());
+//!         Ok(out)
+//!     }
+//!     .boxed()
+//! });
+//! let echo = Tool::new("echo", "Echoes.", |_ctx: ToolContext, text: String| async move {
+//!     Ok::<_, ToolError>(text)
+//! });
+//! let model = ScriptedModel::new()
+//!     .then_message(vec![Part::tool_request("echo", None, serde_json::json!("hi"))])
+//!     .then_text("done");
+//! let agent = Agent::new(model.clone()).tool(echo).hook(upper);
+//! futures::executor::block_on(agent.generate(vec![Message::user("go")])).unwrap();
+//! let answer = &model.requests()[1].messages[2].content[0];
+//! assert_eq!(answer.as_tool_response().unwrap().output, Some(serde_json::json!("HI")));
+//! ```
+
+mod approval;
+
+pub use approval::{ToolApproval, ToolCallDecision, TOOL_APPROVAL};
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -8,14 +43,16 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
 
-use crate::context::{CallState, Stage, ToolContext};
-use crate::error::{RunError, ToolError};
+use crate::model::stream::ModelStream;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
-use crate::stream::ModelStream;
+use crate::run::RunError;
+use crate::tool::context::{CallState, Stage, ToolContext};
+use crate::tool::ToolError;
 use crate::tool::{Tool, ToolOutput};
 
 /// A tool call as a hook sees it.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The tool's name.
     pub name: String,
@@ -44,7 +81,7 @@ pub trait ToolHook: Send + Sync {
 ///
 /// ```
 /// use futures::FutureExt;
-/// use submit_agent::{tool_hook_fn, ToolHook};
+/// use submit_agent::hook::{tool_hook_fn, ToolHook};
 ///
 /// let log = tool_hook_fn("log", |_ctx, call, next| {
 ///     async move { next.run(call).await }.boxed()
@@ -192,6 +229,7 @@ impl Next {
 
 /// Where a turn stands, as a turn hook sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TurnInfo {
     /// The turn, from 0 (after a resume, the first model call is turn 1).
     pub turn: usize,
@@ -201,7 +239,7 @@ pub struct TurnInfo {
 
 /// The opaque end of a turn; a turn hook returns what `next` gave it.
 #[derive(Debug)]
-pub struct TurnEnd(pub(crate) crate::response::TurnOutcome);
+pub struct TurnEnd(pub(crate) crate::run::response::TurnOutcome);
 
 /// Wraps each turn (a model call and the tool round after it). N tool rounds make N + 1 turns.
 pub trait TurnHook: Send + Sync {

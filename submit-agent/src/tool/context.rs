@@ -6,9 +6,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::ToolError;
 use crate::message::{json_type, Chunk, Interrupt, JsonObject, Part};
-use crate::stream::Stream;
+use crate::model::stream::Stream;
+use crate::tool::ToolError;
 
 /// Restart state delivered to the stages of one call.
 #[derive(Clone, Debug, Default)]
@@ -93,7 +93,7 @@ pub(crate) enum Stage {
 /// ([`ToolContext::detached`]) every verb is a harmless no-op.
 ///
 /// ```
-/// use submit_agent::{Part, ToolContext};
+/// use submit_agent::{message::Part, tool::ToolContext};
 ///
 /// let ctx = ToolContext::detached();
 /// ctx.attach_parts([Part::text("ignored outside a loop")]);
@@ -147,14 +147,6 @@ impl ToolContext {
         self.call.as_ref().and_then(|c| c.reference.as_deref())
     }
 
-    /// The id of the hook this context belongs to; `None` in the tool.
-    pub fn stage_id(&self) -> Option<&str> {
-        match &self.stage {
-            Stage::Hook(id) => Some(id),
-            Stage::Tool => None,
-        }
-    }
-
     /// Attaches extra content parts (media …) to this call's response. `None` and empty parts
     /// are skipped. The parts land after any content the tool returned itself, in call order;
     /// they are dropped if the call errors, interrupts, or has already returned.
@@ -193,7 +185,7 @@ impl ToolContext {
     /// fails the call like any tool error.
     ///
     /// ```
-    /// use submit_agent::ToolContext;
+    /// use submit_agent::tool::ToolContext;
     ///
     /// let ctx = ToolContext::detached();
     /// assert!(ctx.interrupt(serde_json::json!({"reason": "large"})).is_interrupt());

@@ -1,22 +1,22 @@
-//! Errors of tool calls and of runs.
+//! How a tool call (or a hook around it) ends without an output: a fail for the model, an
+//! interrupt, or an error that stops the run.
 
 use std::fmt;
 
 use crate::message::{Interrupt, JsonObject};
-use crate::response::Response;
 
 /// A boxed error that can cross tasks.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// How a tool call (or a hook around it) ended without an output.
 ///
-/// Three kinds: an error *for the model* ([`ToolContext::fail`](crate::ToolContext::fail)),
+/// Three kinds: an error *for the model* ([`ToolContext::fail`](crate::tool::ToolContext::fail)),
 /// which the loop answers and continues; an *interrupt*
-/// ([`ToolContext::interrupt`](crate::ToolContext::interrupt)), which pauses the run; and any
+/// ([`ToolContext::interrupt`](crate::tool::ToolContext::interrupt)), which pauses the run; and any
 /// other error, which stops the run. `?` turns any `std::error::Error` into the last kind.
 ///
 /// ```
-/// use submit_agent::{ToolContext, ToolError};
+/// use submit_agent::tool::{ToolContext, ToolError};
 ///
 /// let ctx = ToolContext::detached();
 /// let err = ctx.fail(std::io::Error::other("no such record"));
@@ -183,94 +183,5 @@ where
 {
     fn from(error: E) -> Self {
         ToolError::from_repr(Repr::Other(Box::new(error)))
-    }
-}
-
-/// Why a run stopped without a result.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunErrorKind {
-    /// The agent or executor is configured wrongly.
-    #[error("invalid configuration: {0}")]
-    Config(String),
-    /// The model call failed; the [`ModelError`](crate::ModelError) keeps its typed cause.
-    #[error("model call failed: {0}")]
-    Model(#[source] crate::model::ModelError),
-    /// One more tool round than `max_turns` allows.
-    #[error(
-        "exceeded maximum tool call iterations ({0}): raise max_turns or steer the model to finish"
-    )]
-    MaxTurnsExceeded(usize),
-    /// A tool call failed with an error not meant for the model.
-    #[error("tool {name:?} failed: {message}")]
-    ToolFailed {
-        /// The tool's name.
-        name: String,
-        /// The error.
-        message: String,
-    },
-    /// The resume directives do not fit the conversation; nothing ran.
-    #[error("invalid resume: {0}")]
-    InvalidResume(String),
-    /// A restarted call raised an interrupt again; the partial response lists it.
-    #[error("one or more tools triggered an interrupt during a restarted execution: answer the new interrupts with another resume")]
-    InterruptedOnResume,
-    /// The streaming callback failed where its failure cannot be ignored.
-    #[error("streaming callback failed: {0}")]
-    Stream(String),
-    /// A result validator returned an error.
-    #[error("result validation: {0}")]
-    ResultValidation(String),
-    /// The model answered too many turns in a row without calling a tool.
-    #[error(
-        "the model answered {turns} turns in a row without calling a tool: it never called {tool}"
-    )]
-    Unusable {
-        /// The consecutive unusable turns.
-        turns: usize,
-        /// The terminal tool's name.
-        tool: String,
-    },
-}
-
-/// A run that stopped without a result: what went wrong and, where the run got that far, the
-/// partial response (its history ends where it can be sent again).
-///
-/// Its [`source`](std::error::Error::source) is the kind's cause: for a failed model call the
-/// [`ModelError`](crate::ModelError), whose own source is the model's typed error (a
-/// transport's `TransportError`).
-#[derive(Debug)]
-pub struct RunError {
-    /// What went wrong.
-    pub kind: RunErrorKind,
-    /// The response so far.
-    pub partial: Option<Box<Response>>,
-}
-
-impl RunError {
-    pub(crate) fn new(kind: RunErrorKind) -> Self {
-        RunError {
-            kind,
-            partial: None,
-        }
-    }
-
-    pub(crate) fn with_partial(kind: RunErrorKind, partial: Response) -> Self {
-        RunError {
-            kind,
-            partial: Some(Box::new(partial)),
-        }
-    }
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.kind, f)
-    }
-}
-
-impl std::error::Error for RunError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.kind)
     }
 }

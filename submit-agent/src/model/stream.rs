@@ -1,4 +1,5 @@
-//! One sink for model and tool chunks, with the role and index rules.
+//! Streaming: the handle a model sends chunks through, and the run's one sink for model and
+//! tool chunks, with the role and index rules.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -10,7 +11,7 @@ use crate::message::{Chunk, Role};
 pub struct StreamError(pub String);
 
 /// Receives every chunk of a streaming run, one at a time.
-pub type ChunkSink = Arc<dyn Fn(Chunk) -> Result<(), StreamError> + Send + Sync>;
+pub(crate) type ChunkSink = Arc<dyn Fn(Chunk) -> Result<(), StreamError> + Send + Sync>;
 
 struct State {
     /// The message index model chunks are labelled with.

@@ -1,108 +1,49 @@
-//! The executor: runs the loop with a terminal submit tool, gates accepted submits through
-//! result validators, and commits the first that passes.
+//! The executor: the loop with a terminal tool, where a run ends with the first call of it
+//! that passes the gate.
+//!
+//! The [`TerminalTool`] (normally a [`SubmitTool`](submit_core::SubmitTool)) reads each call
+//! of it; a rejected call is answered to the model, which may call again; an accepted one is
+//! checked against the payload's schema and by every [`ResultValidator`], whose [`Finding`]s
+//! send it back to the model. The first call that passes commits: the run ends with
+//! [`Execution::Committed`], and each call the gate saw is a [`GateRecord`] of it. See
+//! [`Executor`] for an example, and the [tool loop rules](crate::rules::tool_loop) for the
+//! gate and the run's budget.
+
+mod terminal;
+mod validator;
+
+pub use terminal::TerminalTool;
+pub use validator::{validator_fn, BoxError, Finding, ResultValidator};
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::{try_join_all, BoxFuture};
 use futures::FutureExt;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-use submit_core::{
-    Accepted, AppliedRecovery, Arguments, Outcome, Provider, Recovery, StopReason, SubmitError,
-    SubmitTool,
-};
+use submit_core::{Accepted, Outcome, Recovery, RecoveryKind, SubmitError};
 
-use crate::definition::ToolDefinition;
-use crate::error::{RunError, RunErrorKind};
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
-use crate::response::Response;
 use crate::run::{Agent, GateStep, GateTurn, Resume, TerminalGate};
+use crate::run::{Response, RunError, RunErrorKind};
 use crate::schema;
-use crate::validator::{schema_findings, Finding, ResultValidator};
-
-/// The terminal tool as the executor needs it. Implemented by [`SubmitTool`]; implement it
-/// for a test double or another terminal tool.
-pub trait Terminal<R>: Send + Sync {
-    /// The tool's name.
-    fn name(&self) -> &str;
-    /// The definition the model sees.
-    fn definition(&self) -> ToolDefinition;
-    /// The full payload schema the built-in validator checks the response against.
-    fn payload_schema(&self) -> Value;
-    /// Handles one call: its arguments in the form they arrived (text as the model sent it,
-    /// or the provider's JSON object) and how the turn that carried it ended, as it bears on
-    /// this call ([`StopReason::OutputLimit`] only for the last call of a turn that stopped at
-    /// the output-token limit).
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R>;
-
-    /// Reads a turn that made no tool call for a call of this tool the model wrote as text;
-    /// `None` when the text holds none. By default a terminal reads no text.
-    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
-        let _ = (text, end);
-        None
-    }
-
-    /// Handles the parameters of an entry of an invented `multi_tool_use.parallel` call that
-    /// names this tool. By default, as a call with these arguments.
-    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
-        self.handle(Arguments::Value(parameters), end)
-    }
-}
-
-// `SubmitTool` is shareable across threads once its options hold no `!Sync` schema settings.
-impl<R> Terminal<R> for SubmitTool<R>
-where
-    R: DeserializeOwned + Send + Sync + 'static,
-    SubmitTool<R>: Send + Sync,
-{
-    fn name(&self) -> &str {
-        SubmitTool::name(self)
-    }
-
-    fn definition(&self) -> ToolDefinition {
-        let d = SubmitTool::definition(self, Provider::Claude);
-        let text = |key: &str| d.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
-        ToolDefinition {
-            name: text("name"),
-            description: text("description"),
-            input_schema: d.get("input_schema").cloned().unwrap_or(Value::Null),
-            output_schema: None,
-            resume_schema: None,
-            wire: None,
-        }
-        .with_wire(|provider| SubmitTool::definition(self, provider))
-    }
-
-    fn payload_schema(&self) -> Value {
-        SubmitTool::payload_schema(self).clone()
-    }
-
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
-        self.handle_arguments_in_turn(arguments, end)
-    }
-
-    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
-        SubmitTool::handle_text(self, text, end)
-    }
-
-    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
-        SubmitTool::handle_parallel_entry(self, parameters, end)
-    }
-}
+use crate::tool::ToolDefinition;
+use validator::schema_findings;
 
 /// An executor that cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExecutorError {
     /// A caller tool has the terminal tool's name.
     #[error("a caller tool is named {0:?} like the terminal tool: rename the caller tool or the terminal tool")]
     TerminalNameTaken(String),
 }
 
-/// What happened to one terminal call, for the engineer reading the trace.
+/// What the gate made of one terminal call, for the engineer reading the run's records.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TraceStatus {
+#[non_exhaustive]
+pub enum GateStatus {
     /// The submit was rejected by the parser; recoverable (the model may resubmit).
     Rejected(SubmitError),
     /// Validators raised findings; recoverable.
@@ -113,67 +54,69 @@ pub enum TraceStatus {
     Committed {
         /// Every rule the parser applied to the call, in the order applied (empty for a clean
         /// call): the accepted outcome's `recoveries`.
-        recoveries: Vec<AppliedRecovery>,
+        recoveries: Vec<Recovery>,
         /// The call answered the request the run's last turn forced (see
         /// [`Committed::forced_by_budget`]).
         forced_by_budget: bool,
     },
 }
 
-/// One terminal call in the trace.
+/// One terminal call the gate saw, in [`Committed::trace`]: its reference and what the gate
+/// made of it. (The parser's own record of submit calls is
+/// [`submit_core::Trace`]; this one adds what the executor decided.)
 #[derive(Clone, Debug, PartialEq)]
-pub struct TraceRecord {
+#[non_exhaustive]
+pub struct GateRecord {
     /// The call's reference.
     pub reference: Option<String>,
     /// What happened.
-    pub status: TraceStatus,
+    pub status: GateStatus,
 }
 
-impl TraceRecord {
+impl GateRecord {
     /// Whether the run could go on after this call (rejections and findings).
     pub fn recoverable(&self) -> bool {
         matches!(
             self.status,
-            TraceStatus::Rejected(_) | TraceStatus::Findings(_)
+            GateStatus::Rejected(_) | GateStatus::Findings(_)
         )
     }
 }
 
-impl std::fmt::Display for TraceRecord {
+impl std::fmt::Display for GateRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.status {
-            TraceStatus::Rejected(e) => f.write_str(&e.trace_text()),
-            TraceStatus::Findings(n) => {
+            GateStatus::Rejected(e) => f.write_str(&e.trace_text()),
+            GateStatus::Findings(n) => {
                 write!(f, "result rejected: validation raised {n} finding(s)")
             }
-            TraceStatus::ValidationFailed(e) => write!(f, "result validation: {e}"),
-            TraceStatus::Committed {
+            GateStatus::ValidationFailed(e) => write!(f, "result validation: {e}"),
+            GateStatus::Committed {
                 forced_by_budget: true,
                 ..
             } => f.write_str("result committed on the run's last turn, which forced the submit"),
-            TraceStatus::Committed { .. } => f.write_str("result committed"),
+            GateStatus::Committed { .. } => f.write_str("result committed"),
         }
     }
 }
 
 /// A run that committed a result.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Committed<R> {
     /// The typed response.
     pub response: R,
     /// The submit's final reasoning.
     pub reasoning: String,
-    /// The recovery the parser applied, if any.
-    pub recovery: Option<Recovery>,
     /// Every rule the parser applied to the committed call, in the order applied (empty for a
     /// clean call): the same list the accepted outcome carries.
-    pub recoveries: Vec<AppliedRecovery>,
+    pub recoveries: Vec<Recovery>,
     /// The result answered the request of the run's last turn, which forced the submit tool
     /// (or, where the provider refuses forcing, asked for it in a user message) because the
     /// run had no turn left after it.
     pub forced_by_budget: bool,
-    /// Every terminal call of the run, in order.
-    pub trace: Vec<TraceRecord>,
+    /// Every terminal call of the run, in order, with what the gate made of it.
+    pub trace: Vec<GateRecord>,
     /// The whole conversation, ending with the tool message that answered the submit.
     pub messages: Vec<Message>,
     /// Tokens used.
@@ -189,6 +132,19 @@ pub enum Execution<R> {
     Interrupted(Response),
 }
 
+impl<R> Committed<R> {
+    /// Where the payload came from when it was not the payload parameter's object: the first
+    /// of [`recoveries`](Committed::recoveries) whose kind
+    /// [locates the payload](RecoveryKind::locates_payload), as
+    /// [`Accepted::recovery`](submit_core::Accepted::recovery) answers it.
+    pub fn recovery(&self) -> Option<RecoveryKind> {
+        self.recoveries
+            .iter()
+            .map(|rule| rule.kind)
+            .find(|kind| kind.locates_payload())
+    }
+}
+
 impl<R> Execution<R> {
     /// The committed result, if any.
     pub fn committed(self) -> Option<Committed<R>> {
@@ -199,7 +155,7 @@ impl<R> Execution<R> {
     }
 }
 
-/// The loop with a terminal tool: the run ends with the first submit that passes the gate.
+/// The loop with a terminal tool: the run ends with the first call of it that passes the gate.
 ///
 /// The gate hands each submit call to the terminal in the form it arrived (the argument text
 /// as the model sent it, or the provider's arguments object), with how the turn stopped: the
@@ -208,26 +164,26 @@ impl<R> Execution<R> {
 /// [`Agent::max_turns`]); a result committed there is marked
 /// [`forced_by_budget`](Committed::forced_by_budget).
 ///
-/// The terminal is normally a `SubmitTool<R>`; any [`Terminal`] works, as here.
+/// The terminal is normally a `SubmitTool<R>`; any [`TerminalTool`] works, as here.
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use submit_agent::{Agent, Executor, Message, Part, ScriptedModel, Terminal, ToolDefinition};
+/// use submit_agent::executor::{Executor, TerminalTool};
+/// use submit_agent::prelude::*;
+/// use submit_agent::tool::ToolDefinition;
 /// use submit_core::{Accepted, Arguments, Outcome, StopReason};
 ///
 /// struct Echo;
-/// impl Terminal<Value> for Echo {
+/// impl TerminalTool<Value> for Echo {
 ///     fn name(&self) -> &str { "submit_result" }
 ///     fn definition(&self) -> ToolDefinition {
-///         ToolDefinition { name: "submit_result".into(), description: "Submit.".into(),
-///             input_schema: json!({"type": "object"}), output_schema: None, resume_schema: None,
-///             wire: None }
+///         ToolDefinition::new("submit_result", "Submit.", json!({"type": "object"}))
 ///     }
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
 ///     fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<Value> {
 ///         let Arguments::Value(input) = arguments else { unreachable!("the script sends values") };
-///         Outcome::Accepted(Accepted { response: input["result"].clone(), reasoning: String::new(),
-///             recovery: None, recoveries: Vec::new(), tool_result: json!({"success": true}) })
+///         Outcome::Accepted(Accepted::new(input["result"].clone(), String::new(),
+///             json!({"success": true})))
 ///     }
 /// }
 ///
@@ -243,7 +199,7 @@ impl<R> Execution<R> {
 /// ```
 pub struct Executor<R> {
     agent: Agent,
-    terminal: Arc<dyn Terminal<R>>,
+    terminal: Arc<dyn TerminalTool<R>>,
     validators: Vec<Arc<dyn ResultValidator<R>>>,
     schema: Option<Arc<jsonschema::Validator>>,
     forbid_forcing: bool,
@@ -272,7 +228,10 @@ impl<R> std::fmt::Debug for Executor<R> {
 
 impl<R: Serialize + Send + Sync + 'static> Executor<R> {
     /// Wraps `agent` with `terminal`. Fails when a caller tool has the terminal's name.
-    pub fn new(agent: Agent, terminal: impl Terminal<R> + 'static) -> Result<Self, ExecutorError> {
+    pub fn new(
+        agent: Agent,
+        terminal: impl TerminalTool<R> + 'static,
+    ) -> Result<Self, ExecutorError> {
         if agent.tools().iter().any(|t| t.name() == terminal.name()) {
             return Err(ExecutorError::TerminalNameTaken(terminal.name().to_owned()));
         }
@@ -346,7 +305,6 @@ impl<R: Serialize + Send + Sync + 'static> Executor<R> {
                 Ok(Execution::Committed(Box::new(Committed {
                     response: accepted.response,
                     reasoning: accepted.reasoning,
-                    recovery: accepted.recovery,
                     recoveries: accepted.recoveries,
                     forced_by_budget,
                     trace,
@@ -369,15 +327,15 @@ struct Gate<'e, R> {
     executor: &'e Executor<R>,
     /// The committed submit, and whether the run's last turn forced it.
     committed: Mutex<Option<(Accepted<R>, bool)>>,
-    trace: Mutex<Vec<TraceRecord>>,
+    trace: Mutex<Vec<GateRecord>>,
 }
 
 impl<R> Gate<'_, R> {
-    fn record(&self, reference: Option<&str>, status: TraceStatus) {
+    fn record(&self, reference: Option<&str>, status: GateStatus) {
         self.trace
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(TraceRecord {
+            .push(GateRecord {
                 reference: reference.map(str::to_owned),
                 status,
             });
@@ -444,7 +402,7 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
                     cause = rejected.error.cause().map_or("", |c| c.as_str()),
                     "terminal call rejected; the model is told why"
                 );
-                self.record(reference, TraceStatus::Rejected(rejected.error));
+                self.record(reference, GateStatus::Rejected(rejected.error));
                 return GateStep::Answer {
                     output: rejected.tool_result,
                     is_error: true,
@@ -457,7 +415,7 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
             serde_json::to_value(&accepted.response),
         ) {
             (Some(v), Ok(value)) => schema_findings(v, &value),
-            (Some(_), Err(e)) => vec![Finding::review(
+            (Some(_), Err(e)) => vec![Finding::new(
                 "schema",
                 format!("the submitted result could not be re-serialized for validation: {e}"),
             )],
@@ -472,12 +430,12 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
             Ok(lists) => findings.extend(lists.into_iter().flatten()),
             Err(e) => {
                 let message = e.to_string();
-                self.record(reference, TraceStatus::ValidationFailed(message.clone()));
+                self.record(reference, GateStatus::ValidationFailed(message.clone()));
                 return GateStep::Abort(message);
             }
         }
         if !findings.is_empty() {
-            self.record(reference, TraceStatus::Findings(findings.len()));
+            self.record(reference, GateStatus::Findings(findings.len()));
             let error = format!(
                 "Result rejected: validation raised {} finding(s). Address each finding and call {} again with your corrected, complete result.",
                 findings.len(),
@@ -502,7 +460,7 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
         );
         self.record(
             reference,
-            TraceStatus::Committed {
+            GateStatus::Committed {
                 recoveries: accepted.recoveries.clone(),
                 forced_by_budget: turn.forced_by_budget,
             },

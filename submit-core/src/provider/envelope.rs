@@ -1,9 +1,9 @@
-//! Reading a provider's call envelope: the helpers the four providers share.
+//! A provider's call envelope: the readers of its members the four wire formats share.
 
 use serde_json::{Map, Value};
 
-use super::arguments::{Arguments, JsonType};
-use crate::provider::shape::{CallShapeError, Provider};
+use super::{CallShapeError, Provider};
+use crate::parse::{Arguments, JsonType};
 
 /// The call object as a JSON object.
 pub(crate) fn object(

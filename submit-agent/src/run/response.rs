@@ -1,5 +1,4 @@
-//! What a run returns, and what one turn of it ended with: below the loop, so a run error can
-//! carry the partial response and a turn hook can see a turn's end.
+//! What a run returns, and what one turn of it ended with.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,6 +8,7 @@ use crate::model::{FinishReason, Usage};
 /// What a run returned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Response {
     /// The conversation before `message`.
     pub messages: Vec<Message>,

@@ -6,8 +6,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{AppliedRecovery, Outcome, RecoveryKind};
-use crate::parse::wrapper::{parallel_entries, NOT_A_TOOL};
+use crate::outcome::{Outcome, Recovery, RecoveryKind};
+use crate::parse::parallel::{parallel_entries, NOT_A_TOOL};
 use crate::parse::{text, Arguments};
 use crate::stop::{self, StopReason};
 use crate::tool::SubmitTool;
@@ -61,8 +61,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         let parser = self.parser();
         Some(match found.read(&parser) {
             Ok(arguments) => {
-                let recorded = AppliedRecovery::call_in_text(found.format());
-                match parser.parse_found(Arguments::Text(&arguments), recorded) {
+                let recorded = Recovery::call_in_text(found.format());
+                match parser.parse(Arguments::Text(&arguments), Some(recorded)) {
                     Ok(accepted) => Outcome::Accepted(accepted),
                     Err(error) => self.reject(error),
                 }
@@ -105,8 +105,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         if stop == StopReason::OutputLimit {
             return self.reject(stop::truncated(self.name(), arguments));
         }
-        let recorded = AppliedRecovery::new(RecoveryKind::ParallelWrapper);
-        match self.parser().parse_found(arguments, recorded) {
+        let recorded = Recovery::new(RecoveryKind::ParallelWrapper);
+        match self.parser().parse(arguments, Some(recorded)) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }

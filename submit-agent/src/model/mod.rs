@@ -1,19 +1,41 @@
-//! The model seam: requests, responses, and the async `Model` trait.
+//! Models and streaming: the [`Model`] trait the loop calls once a turn, its
+//! [`ModelRequest`] and [`ModelResponse`], and the [`ModelStream`] a streaming model sends
+//! its [`Chunk`](crate::message::Chunk)s through. The provider transports
+//! ([`transport`](crate::transport)) implement [`Model`] over HTTP; a [`ScriptedModel`]
+//! replays canned responses, and [`model_fn`] makes a model of a closure.
+//!
+//! ```
+//! use submit_agent::model::{model_fn, ModelError, ModelResponse};
+//! use submit_agent::prelude::*;
+//!
+//! let echo = model_fn(|request| {
+//!     let last = request.messages.last().map(|m| m.text()).unwrap_or_default();
+//!     Ok::<_, ModelError>(ModelResponse::new(Message::model(vec![Part::text(last)])))
+//! });
+//! let agent = Agent::new(echo);
+//! let response = futures::executor::block_on(agent.generate(vec![Message::user("hi")])).unwrap();
+//! assert_eq!(response.text(), "hi");
+//! ```
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, PoisonError};
+mod scripted;
+pub(crate) mod stream;
+
+pub use scripted::ScriptedModel;
+pub use stream::{ModelStream, StreamError};
+
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 
-use crate::definition::ToolDefinition;
-use crate::message::{Chunk, Message};
-use crate::stream::ModelStream;
+use crate::message::Message;
+use crate::tool::ToolDefinition;
 
 /// Which tool the model must call.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides.
     #[default]
@@ -29,6 +51,7 @@ pub enum ToolChoice {
 /// One model call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelRequest {
     /// The conversation so far; shared with the loop, so a request is cheap to build.
     pub messages: Vec<Arc<Message>>,
@@ -38,9 +61,42 @@ pub struct ModelRequest {
     pub tool_choice: ToolChoice,
 }
 
+impl ModelRequest {
+    /// A request holding `messages`, with no tools and [`ToolChoice::Auto`].
+    ///
+    /// ```
+    /// use submit_agent::message::Message;
+    /// use submit_agent::model::{ModelRequest, ToolChoice};
+    ///
+    /// let request = ModelRequest::new(vec![Message::user("hi")]);
+    /// assert!(request.tools.is_empty());
+    /// assert_eq!(request.tool_choice, ToolChoice::Auto);
+    /// ```
+    pub fn new(messages: impl IntoIterator<Item = Message>) -> Self {
+        ModelRequest {
+            messages: messages.into_iter().map(Arc::new).collect(),
+            tools: Vec::new(),
+            tool_choice: ToolChoice::Auto,
+        }
+    }
+
+    /// This request offering `tools`.
+    pub fn with_tools(mut self, tools: Vec<ToolDefinition>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// This request with `choice`.
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+}
+
 /// Why the model (or the run) stopped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// A natural end.
     #[default]
@@ -62,6 +118,7 @@ pub enum FinishReason {
 /// Token counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Usage {
     /// Input tokens, all of them: cached reads and cache writes included.
     pub input_tokens: u64,
@@ -95,6 +152,7 @@ impl std::ops::AddAssign for Usage {
 /// What one model call returned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelResponse {
     /// The model's message.
     pub message: Message,
@@ -114,10 +172,22 @@ impl ModelResponse {
             usage: Usage::default(),
         }
     }
+
+    /// This response with `reason`.
+    pub fn with_finish_reason(mut self, reason: FinishReason) -> Self {
+        self.finish_reason = reason;
+        self
+    }
+
+    /// This response with `usage`.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
 }
 
 /// The typed cause a [`ModelError`] keeps, shared so the error stays cheap to clone.
-pub type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
+type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A model call that failed: a message and, when the model had one, its typed cause.
 ///
@@ -126,7 +196,7 @@ pub type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 ///
 /// ```
 /// use std::error::Error as _;
-/// use submit_agent::ModelError;
+/// use submit_agent::model::ModelError;
 ///
 /// let plain = ModelError::new("the model is unreachable: retry later");
 /// assert!(plain.source().is_none());
@@ -161,20 +231,9 @@ impl ModelError {
         }
     }
 
-    /// This error with `source` as its cause; the message stays.
-    pub fn with_source(mut self, source: SharedError) -> Self {
-        self.source = Some(source);
-        self
-    }
-
     /// The message.
     pub fn message(&self) -> &str {
         &self.message
-    }
-
-    /// The cause, shared.
-    pub fn shared_source(&self) -> Option<&SharedError> {
-        self.source.as_ref()
     }
 
     /// The cause as a `T`, when it is one.
@@ -244,140 +303,6 @@ impl<M: Model + ?Sized> Model for Arc<M> {
         stream: Option<ModelStream>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         (**self).generate(request, stream)
-    }
-}
-
-/// One canned step of a [`ScriptedModel`].
-#[derive(Clone, Debug)]
-enum Step {
-    Respond(Vec<Chunk>, ModelResponse),
-    Fail(String),
-}
-
-#[derive(Default)]
-struct Script {
-    steps: VecDeque<Step>,
-    repeat_last: Option<Step>,
-    requests: Vec<ModelRequest>,
-}
-
-/// A model that replays canned responses and records every request. Clones share the script.
-///
-/// ```
-/// use submit_agent::{Message, Part, ScriptedModel};
-///
-/// let model = ScriptedModel::new().then_text("hello");
-/// let agent = submit_agent::Agent::new(model.clone());
-/// let response = futures::executor::block_on(agent.generate(vec![Message::user("hi")])).unwrap();
-/// assert_eq!(response.text(), "hello");
-/// assert_eq!(model.requests().len(), 1);
-/// ```
-#[derive(Clone, Default)]
-pub struct ScriptedModel {
-    script: Arc<Mutex<Script>>,
-}
-
-impl std::fmt::Debug for ScriptedModel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ScriptedModel")
-            .field("requests", &self.requests().len())
-            .finish()
-    }
-}
-
-impl ScriptedModel {
-    /// An empty script.
-    pub fn new() -> Self {
-        ScriptedModel::default()
-    }
-
-    fn push(self, step: Step) -> Self {
-        self.lock().steps.push_back(step);
-        self
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Script> {
-        self.script.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Then answers with `response`.
-    pub fn then(self, response: ModelResponse) -> Self {
-        self.push(Step::Respond(Vec::new(), response))
-    }
-
-    /// Then answers with a model message of these parts.
-    pub fn then_message(self, parts: Vec<crate::Part>) -> Self {
-        self.then(ModelResponse::new(Message::model(parts)))
-    }
-
-    /// Then answers with text.
-    pub fn then_text(self, text: impl Into<String>) -> Self {
-        self.then_message(vec![crate::Part::text(text)])
-    }
-
-    /// Then streams `chunks` and answers with `response`.
-    pub fn then_streamed(self, chunks: Vec<Chunk>, response: ModelResponse) -> Self {
-        self.push(Step::Respond(chunks, response))
-    }
-
-    /// Then fails with `message`.
-    pub fn then_fail(self, message: impl Into<String>) -> Self {
-        self.push(Step::Fail(message.into()))
-    }
-
-    /// Once the script is used up, answers every further call with `parts`.
-    pub fn repeat_message(self, parts: Vec<crate::Part>) -> Self {
-        self.lock().repeat_last = Some(Step::Respond(
-            Vec::new(),
-            ModelResponse::new(Message::model(parts)),
-        ));
-        self
-    }
-
-    /// Every request received so far.
-    pub fn requests(&self) -> Vec<ModelRequest> {
-        self.lock().requests.clone()
-    }
-
-    /// The number of steps not yet used.
-    pub fn remaining(&self) -> usize {
-        self.lock().steps.len()
-    }
-}
-
-impl Model for ScriptedModel {
-    fn generate<'a>(
-        &'a self,
-        request: ModelRequest,
-        stream: Option<ModelStream>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let step = {
-            let mut script = self.lock();
-            script.requests.push(request);
-            script
-                .steps
-                .pop_front()
-                .or_else(|| script.repeat_last.clone())
-        };
-        async move {
-            match step {
-                None => Err(ModelError::new(
-                    "the scripted model has no response left: add one with then_…",
-                )),
-                Some(Step::Fail(message)) => Err(ModelError::new(message)),
-                Some(Step::Respond(chunks, response)) => {
-                    if let Some(stream) = &stream {
-                        for chunk in chunks {
-                            stream
-                                .send(chunk)
-                                .map_err(|e| ModelError::new(format!("streaming failed: {e}")))?;
-                        }
-                    }
-                    Ok(response)
-                }
-            }
-        }
-        .boxed()
     }
 }
 

@@ -1,4 +1,33 @@
-//! Tools: typed at the edges, JSON inside; resumable tools and their claimed calls.
+//! Tools and their context: a [`Tool`] is a name, schemas and an async function, typed at the
+//! edges and JSON inside; its [`ToolContext`] holds the per-call verbs (attach parts, fail,
+//! interrupt, read resume data, stream progress); a [`ToolError`] is how a call ends without
+//! an output; a [`ToolDefinition`] is the tool as the model sees it.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use submit_agent::tool::{Tool, ToolContext, ToolError};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Add { a: i64, b: i64 }
+//!
+//! let add = Tool::new("add", "Adds two numbers.", |_ctx: ToolContext, input: Add| async move {
+//!     Ok::<_, ToolError>(input.a + input.b)
+//! });
+//! let out = futures::executor::block_on(add.call(serde_json::json!({"a": 2, "b": 3}))).unwrap();
+//! assert_eq!(out.output, Some(serde_json::json!(5)));
+//! ```
+//!
+//! A [`TypedTool`] keeps its input, output and resume types, so an interrupted call of it can
+//! be claimed ([`TypedTool::interrupted`]) and answered with typed directives.
+
+pub(crate) mod context;
+mod definition;
+mod error;
+
+pub use context::ToolContext;
+pub use definition::{ToolDefinition, WireDefinitions};
+pub use error::ToolError;
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -11,14 +40,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::context::{to_object, CallState, Stage, ToolContext};
-use crate::definition::ToolDefinition;
-use crate::error::ToolError;
 use crate::message::{JsonObject, Part, PartKind, Restart, ToolRequest, KEY_INTERRUPT_RESPONSE};
 use crate::schema;
+use context::{to_object, CallState, Stage};
 
 /// What a call produced: the output, extra content parts and response metadata.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// The output the model reads.
     pub output: Option<Value>,
@@ -35,6 +63,18 @@ impl ToolOutput {
             output: Some(output),
             ..ToolOutput::default()
         }
+    }
+
+    /// This output with extra content parts.
+    pub fn with_content(mut self, content: Vec<Part>) -> Self {
+        self.content = content;
+        self
+    }
+
+    /// This output with metadata on the response part.
+    pub fn with_metadata(mut self, metadata: JsonObject) -> Self {
+        self.metadata = Some(metadata);
+        self
     }
 }
 
@@ -54,7 +94,7 @@ struct Inner {
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use submit_agent::{Tool, ToolContext, ToolError};
+/// use submit_agent::tool::{Tool, ToolContext, ToolError};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -81,6 +121,7 @@ impl std::fmt::Debug for Tool {
 
 /// A tool whose definition is unusable.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DefinitionError {
     /// The resume type does not describe a JSON object.
     #[error("{constructor}: the resume type of tool {tool:?} must be a JSON object (a struct or a map), but its schema is {schema}: wrap the value in a struct")]
@@ -156,7 +197,7 @@ impl Tool {
                 input_schema: schema_value::<In>(),
                 output_schema: None,
                 resume_schema: Some(serde_json::json!({"type": "object"})),
-                wire: None,
+                wire: Default::default(),
             },
             Box::new(run),
         )
@@ -395,7 +436,7 @@ where
                 input_schema: schema_value::<In>(),
                 output_schema: Some(schema_value::<Out>()),
                 resume_schema: Some(resume_schema),
-                wire: None,
+                wire: Default::default(),
             },
             Box::new(run),
         );
@@ -418,14 +459,14 @@ where
     /// Claims an interrupted request of this tool: `None` for a part that is not a request,
     /// another tool's, a resolved or absent interrupt, a hold raised by a hook, or an input
     /// that does not decode as `In`.
-    pub fn interrupted(&self, part: &Part) -> Option<InterruptedCall<In, Out, Res>> {
+    pub fn interrupted(&self, part: &Part) -> Option<TypedInterrupt<In, Out, Res>> {
         let request = part.as_tool_request()?;
         let interrupt = request.interrupt.as_ref()?;
         if interrupt.resolved || interrupt.raised_by.is_some() || request.name != self.tool.name() {
             return None;
         }
         let input = serde_json::from_value(request.input_value().into_owned()).ok()?;
-        Some(InterruptedCall {
+        Some(TypedInterrupt {
             part: part.clone(),
             input,
             _types: PhantomData,
@@ -439,8 +480,9 @@ impl<In, Out, Res> From<TypedTool<In, Out, Res>> for Tool {
     }
 }
 
-/// An interrupted call claimed by its tool; builds the typed directives that answer it.
-pub struct InterruptedCall<In, Out, Res> {
+/// An interrupt of a [`TypedTool`], claimed by it ([`TypedTool::interrupted`]): the request
+/// part and its decoded input; builds the typed directives that answer it.
+pub struct TypedInterrupt<In, Out, Res> {
     /// The interrupted request part.
     pub part: Part,
     /// Its input, decoded.
@@ -448,7 +490,7 @@ pub struct InterruptedCall<In, Out, Res> {
     _types: PhantomData<fn() -> (Out, Res)>,
 }
 
-impl<In, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
+impl<In, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res> {
     /// The interrupt data decoded by JSON shape; `None` for a bare interrupt or a mismatch.
     pub fn data<T: DeserializeOwned>(&self) -> Option<T> {
         interrupt_as(&self.part)
@@ -506,7 +548,7 @@ impl<In, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
     }
 }
 
-impl<In: Serialize, Out: Serialize, Res: Serialize> InterruptedCall<In, Out, Res> {
+impl<In: Serialize, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res> {
     /// A restart directive that replaces the input; the tool reads the old one with
     /// [`ToolContext::original_input`].
     pub fn restart_with_input(&self, input: In, resume: Res) -> Part {

@@ -6,24 +6,32 @@ use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::BoxError;
 use crate::schema;
 
-/// Where a finding comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum FindingKind {
-    /// A review of the result (the built-in schema validator's kind).
-    Review,
-    /// A CI check.
-    CiCheck,
-}
+/// A boxed error that can cross tasks: what a result validator fails with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// One problem a result validator found; the model reads it.
+/// One problem a result validator found; the model reads it, as JSON, with the others.
+///
+/// ```
+/// use submit_agent::executor::Finding;
+///
+/// let finding = Finding::new("sources", "cite at least one source")
+///     .with_name("Sources")
+///     .with_details_url("https://example.com/sources");
+/// assert_eq!(
+///     serde_json::to_value(&finding).unwrap(),
+///     serde_json::json!({
+///         "identifier": "sources",
+///         "name": "Sources",
+///         "details": "cite at least one source",
+///         "details_url": "https://example.com/sources"
+///     })
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Finding {
-    /// Where it comes from.
-    pub kind: FindingKind,
     /// A stable identifier (`schema:answer`).
     pub identifier: String,
     /// A display name.
@@ -31,21 +39,32 @@ pub struct Finding {
     pub name: Option<String>,
     /// What is wrong and what to do.
     pub details: String,
-    /// Where to read more (may be empty).
-    #[serde(default)]
-    pub details_url: String,
+    /// Where to read more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details_url: Option<String>,
 }
 
 impl Finding {
-    /// A review finding.
-    pub fn review(identifier: impl Into<String>, details: impl Into<String>) -> Self {
+    /// A finding with an identifier and details.
+    pub fn new(identifier: impl Into<String>, details: impl Into<String>) -> Self {
         Finding {
-            kind: FindingKind::Review,
             identifier: identifier.into(),
             name: None,
             details: details.into(),
-            details_url: String::new(),
+            details_url: None,
         }
+    }
+
+    /// This finding with a display name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// This finding with a link to read more.
+    pub fn with_details_url(mut self, url: impl Into<String>) -> Self {
+        self.details_url = Some(url.into());
+        self
     }
 }
 
@@ -63,10 +82,10 @@ pub trait ResultValidator<R>: Send + Sync {
 /// A result validator from a synchronous closure.
 ///
 /// ```
-/// use submit_agent::{validator_fn, Finding, ResultValidator};
+/// use submit_agent::executor::{validator_fn, Finding, ResultValidator};
 ///
 /// let v = validator_fn(|answer: &String, _reasoning: &str| {
-///     Ok(if answer.is_empty() { vec![Finding::review("empty", "answer is empty")] } else { vec![] })
+///     Ok(if answer.is_empty() { vec![Finding::new("empty", "answer is empty")] } else { vec![] })
 /// });
 /// let findings = futures::executor::block_on(v.validate(&String::new(), "")).unwrap();
 /// assert_eq!(findings.len(), 1);
@@ -103,16 +122,14 @@ pub(crate) fn schema_findings(validator: &jsonschema::Validator, value: &Value) 
                 format!("schema:{}", p.path)
             };
             let at = if p.path.is_empty() { "result" } else { &p.path };
-            Finding {
-                kind: FindingKind::Review,
-                name: Some(identifier.clone()),
-                identifier,
-                details: format!(
+            Finding::new(
+                identifier.clone(),
+                format!(
                     "the submitted result does not conform to its declared schema — {at}: {}",
                     p.message
                 ),
-                details_url: String::new(),
-            }
+            )
+            .with_name(identifier)
         })
         .collect()
 }
