@@ -138,11 +138,10 @@ mod tests {
 
     #[test]
     fn rejected_parameter_outcome_has_cause_and_echo() {
-        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Parameter {
-            cause: ParameterCause::StringifiedDeclined,
-            message: "bad".to_owned(),
-            echo: Some("result arrived as a 3-byte string: \"x y\"".to_owned()),
-        }));
+        let outcome = Outcome::Rejected(Rejected::new(
+            SubmitError::parameter(ParameterCause::StringifiedDeclined, "bad".to_owned())
+                .with_echo("result arrived as a 3-byte string: \"x y\"".to_owned()),
+        ));
         let text = serde_json::to_string(&OutcomeView::new(&outcome, Some(7))).unwrap();
         assert_eq!(
             text,
@@ -152,9 +151,9 @@ mod tests {
 
     #[test]
     fn rejected_payload_outcome_has_null_cause() {
-        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Payload {
-            message: "failed to decode payload: x".to_owned(),
-        }));
+        let outcome = Outcome::Rejected(Rejected::new(SubmitError::payload(
+            "failed to decode payload: x".to_owned(),
+        )));
         let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(value["class"], "payload");
         assert_eq!(value["cause"], Value::Null);

@@ -17,9 +17,7 @@ use crate::outcome::Outcome;
 /// use submit_result::{SubmitError, Trace};
 ///
 /// let mut trace = Trace::new();
-/// let error = SubmitError::Payload {
-///     message: "failed to decode payload: missing field `summary`".into(),
-/// };
+/// let error = SubmitError::payload("failed to decode payload: missing field `summary`".into());
 /// let record = trace.record_rejection(Some("toolu_1"), "submit_result", &error);
 /// assert!(record.recoverable);
 /// assert_eq!(record.error.as_deref(), Some("payload error: failed to decode payload: missing field `summary`"));
@@ -31,6 +29,7 @@ pub struct Trace {
 
 /// One recorded call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CallRecord {
     /// The provider's call id, when the call carried one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
