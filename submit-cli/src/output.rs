@@ -26,7 +26,8 @@ pub enum OutcomeView<'a> {
         response: &'a Value,
         /// The final reasoning.
         reasoning: &'a str,
-        /// The recovery that applied, `null` for a clean accept.
+        /// Where the payload came from when it was not the payload parameter's object
+        /// ([`Accepted::recovery`](submit_core::Accepted::recovery)), `null` otherwise.
         recovery: Option<RecoveryKind>,
         /// Every rule that applied, in order: `[{"kind", "parameters"}, …]`.
         recoveries: &'a [Recovery],
