@@ -98,11 +98,10 @@ impl<R: DeserializeOwned> TerminalTool<R> for StandIn {
         };
         let Some(reasoning) = input.get("reasoning").and_then(Value::as_str) else {
             let message = "reasoning parameter is required".to_owned();
-            return Outcome::Rejected(Rejected::new(SubmitError::Parameter {
-                cause: ParameterCause::AbsentOrMistyped,
+            return Outcome::Rejected(Rejected::new(SubmitError::parameter(
+                ParameterCause::AbsentOrMistyped,
                 message,
-                echo: None,
-            }));
+            )));
         };
         match serde_json::from_value::<R>(input.get("result").cloned().unwrap_or(Value::Null)) {
             Ok(response) => Outcome::Accepted(Accepted::new(
@@ -112,7 +111,7 @@ impl<R: DeserializeOwned> TerminalTool<R> for StandIn {
             )),
             Err(e) => {
                 let message = format!("failed to decode payload: {e}");
-                Outcome::Rejected(Rejected::new(SubmitError::Payload { message }))
+                Outcome::Rejected(Rejected::new(SubmitError::payload(message)))
             }
         }
     }

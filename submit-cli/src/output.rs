@@ -26,7 +26,8 @@ pub enum OutcomeView<'a> {
         response: &'a Value,
         /// The final reasoning.
         reasoning: &'a str,
-        /// The recovery that applied, `null` for a clean accept.
+        /// Where the payload came from when it was not the payload parameter's object
+        /// ([`Accepted::recovery`](submit_core::Accepted::recovery)), `null` otherwise.
         recovery: Option<RecoveryKind>,
         /// Every rule that applied, in order: `[{"kind", "parameters"}, …]`.
         recoveries: &'a [Recovery],
@@ -138,11 +139,10 @@ mod tests {
 
     #[test]
     fn rejected_parameter_outcome_has_cause_and_echo() {
-        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Parameter {
-            cause: ParameterCause::StringifiedDeclined,
-            message: "bad".to_owned(),
-            echo: Some("result arrived as a 3-byte string: \"x y\"".to_owned()),
-        }));
+        let outcome = Outcome::Rejected(Rejected::new(
+            SubmitError::parameter(ParameterCause::StringifiedDeclined, "bad".to_owned())
+                .with_echo("result arrived as a 3-byte string: \"x y\"".to_owned()),
+        ));
         let text = serde_json::to_string(&OutcomeView::new(&outcome, Some(7))).unwrap();
         assert_eq!(
             text,
@@ -152,9 +152,9 @@ mod tests {
 
     #[test]
     fn rejected_payload_outcome_has_null_cause() {
-        let outcome = Outcome::Rejected(Rejected::new(SubmitError::Payload {
-            message: "failed to decode payload: x".to_owned(),
-        }));
+        let outcome = Outcome::Rejected(Rejected::new(SubmitError::payload(
+            "failed to decode payload: x".to_owned(),
+        )));
         let value = serde_json::to_value(OutcomeView::new(&outcome, None)).unwrap();
         assert_eq!(value["class"], "payload");
         assert_eq!(value["cause"], Value::Null);

@@ -70,10 +70,23 @@ impl ParameterCause {
 
 /// A rejected submit's error. Match [`SubmitError::class`] and [`SubmitError::cause`], never
 /// the message: it quotes model-written text.
+///
+/// A tool of one's own builds it with [`SubmitError::parameter`] or [`SubmitError::payload`]:
+///
+/// ```
+/// use submit_result::{ErrorClass, ParameterCause, SubmitError};
+///
+/// let error = SubmitError::parameter(ParameterCause::AbsentOrMistyped, "reasoning is required".into());
+/// assert_eq!(error.class(), ErrorClass::Parameter);
+/// assert_eq!(error.cause(), Some(ParameterCause::AbsentOrMistyped));
+/// assert_eq!(error.to_string(), "parameter error: reasoning is required");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SubmitError {
     /// Rejected before the payload could be parsed.
     #[error("parameter error: {message}")]
+    #[non_exhaustive]
     Parameter {
         /// The cause that fired.
         cause: ParameterCause,
@@ -84,6 +97,7 @@ pub enum SubmitError {
     },
     /// The payload did not decode into the response type.
     #[error("payload error: {message}")]
+    #[non_exhaustive]
     Payload {
         /// The message the model got.
         message: String,
@@ -92,7 +106,7 @@ pub enum SubmitError {
 
 impl SubmitError {
     /// A parameter error without an echo.
-    pub(crate) fn parameter(cause: ParameterCause, message: String) -> Self {
+    pub fn parameter(cause: ParameterCause, message: String) -> Self {
         SubmitError::Parameter {
             cause,
             message,
@@ -100,9 +114,24 @@ impl SubmitError {
         }
     }
 
-    /// A payload error (step 7).
-    pub(crate) fn payload(message: String) -> Self {
+    /// A payload error: the payload did not decode into the response type.
+    pub fn payload(message: String) -> Self {
         SubmitError::Payload { message }
+    }
+
+    /// The same parameter error, with `echo`: what the trace shows of the declined text (its
+    /// byte length and a bounded, escaped opening). A payload error has no echo and is returned
+    /// as it is.
+    #[must_use]
+    pub fn with_echo(self, echo: String) -> Self {
+        match self {
+            SubmitError::Parameter { cause, message, .. } => SubmitError::Parameter {
+                cause,
+                message,
+                echo: Some(echo),
+            },
+            payload @ SubmitError::Payload { .. } => payload,
+        }
     }
 
     /// The error class.

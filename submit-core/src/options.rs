@@ -28,6 +28,7 @@ use crate::metadata::{
 /// # Ok::<(), submit_result::BuildError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum GeminiSchema {
     /// `parameters`: the legacy OpenAPI 3.0 subset (upper-case types, `nullable`, no `$ref`).
     ///

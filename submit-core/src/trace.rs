@@ -7,22 +7,25 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ErrorClass, ParameterCause, SubmitError};
 use crate::outcome::Outcome;
 
-/// The trace of a run's submit calls: one record per rejected submit (marked recoverable), plus
-/// whatever the executor adds (the committed submit, marked terminal).
+/// The trace of submit calls: one record per rejected submit (marked recoverable), filled by
+/// [`SubmitTool::handle_traced`](crate::SubmitTool::handle_traced).
 ///
 /// It serializes to JSON for tools and displays as text for people; neither ever holds the
 /// reasoning, and a declined string appears only as its bounded, escaped echo.
 ///
 /// ```
-/// use submit_result::{SubmitError, Trace};
+/// use serde_json::json;
+/// use submit_result::{Options, Provider, SubmitTool, Trace};
 ///
+/// let tool = SubmitTool::from_json_schema(json!({"type": "object"}), Options::new())?;
+/// let call = json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result",
+///                   "input": {"reasoning": "done"}});
 /// let mut trace = Trace::new();
-/// let error = SubmitError::Payload {
-///     message: "failed to decode payload: missing field `summary`".into(),
-/// };
-/// let record = trace.record_rejection(Some("toolu_1"), "submit_result", &error);
+/// tool.handle_traced(Provider::Claude, &call, &mut trace);
+/// let record = &trace.calls()[0];
 /// assert!(record.recoverable);
-/// assert_eq!(record.error.as_deref(), Some("payload error: failed to decode payload: missing field `summary`"));
+/// assert_eq!(record.id.as_deref(), Some("toolu_1"));
+/// # Ok::<(), submit_result::BuildError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
@@ -31,6 +34,7 @@ pub struct Trace {
 
 /// One recorded call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CallRecord {
     /// The provider's call id, when the call carried one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,9 +53,6 @@ pub struct CallRecord {
     /// The model can recover by calling again: true for every rejected submit.
     #[serde(default, skip_serializing_if = "is_false")]
     pub recoverable: bool,
-    /// The call ended the run.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub terminal: bool,
 }
 
 fn is_false(flag: &bool) -> bool {
@@ -70,7 +71,7 @@ impl Trace {
     }
 
     /// Records a rejected submit: one record, marked recoverable.
-    pub fn record_rejection(
+    pub(crate) fn record_rejection(
         &mut self,
         id: Option<&str>,
         tool: &str,
@@ -83,13 +84,12 @@ impl Trace {
             class: Some(error.class()),
             cause: error.cause(),
             recoverable: true,
-            terminal: false,
         })
     }
 
     /// Records an outcome: a rejection becomes one recoverable record; an accepted submit is
     /// not recorded (the executor records it once it commits). Returns the new record.
-    pub fn record<R>(
+    pub(crate) fn record<R>(
         &mut self,
         id: Option<&str>,
         tool: &str,
@@ -101,21 +101,8 @@ impl Trace {
         }
     }
 
-    /// Records a committed submit, marked terminal.
-    pub fn record_terminal(&mut self, id: Option<&str>, tool: &str) -> &CallRecord {
-        self.push(CallRecord {
-            id: id.map(str::to_owned),
-            tool: tool.to_owned(),
-            error: None,
-            class: None,
-            cause: None,
-            recoverable: false,
-            terminal: true,
-        })
-    }
-
     /// Appends a record.
-    pub fn push(&mut self, record: CallRecord) -> &CallRecord {
+    fn push(&mut self, record: CallRecord) -> &CallRecord {
         self.calls.push(record);
         let last = self.calls.len() - 1;
         &self.calls[last]
@@ -131,9 +118,6 @@ impl fmt::Display for Trace {
             }
             if call.recoverable {
                 f.write_str(" (recoverable)")?;
-            }
-            if call.terminal {
-                f.write_str(" (terminal)")?;
             }
             writeln!(f)?;
             if let Some(error) = &call.error {
@@ -190,10 +174,10 @@ mod tests {
             "t",
             &SubmitError::payload("failed to decode payload: x".into()),
         );
-        trace.record_terminal(Some("2"), "t");
+        trace.record_rejection(Some("2"), "t", &declined());
         let back: Trace = serde_json::from_str(&serde_json::to_string(&trace).unwrap()).unwrap();
         assert_eq!(back, trace);
         assert_eq!(back.calls()[0].cause, None);
-        assert!(back.calls()[1].terminal);
+        assert_eq!(back.calls()[1].id.as_deref(), Some("2"));
     }
 }

@@ -17,17 +17,11 @@ pub(crate) fn recovered(recoveries: Vec<Recovery>) -> Outcome<Value> {
 }
 
 pub(crate) fn parameter(cause: ParameterCause) -> Outcome<Value> {
-    Outcome::Rejected(Rejected::new(SubmitError::Parameter {
-        cause,
-        message: "m".to_owned(),
-        echo: None,
-    }))
+    Outcome::Rejected(Rejected::new(SubmitError::parameter(cause, "m".to_owned())))
 }
 
 pub(crate) fn payload() -> Outcome<Value> {
-    Outcome::Rejected(Rejected::new(SubmitError::Payload {
-        message: "m".to_owned(),
-    }))
+    Outcome::Rejected(Rejected::new(SubmitError::payload("m".to_owned())))
 }
 
 pub(crate) fn outcome_shape(outcome: &Outcome<Value>) -> Option<String> {

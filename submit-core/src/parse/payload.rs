@@ -140,11 +140,11 @@ fn stringified<'a, R: DeserializeOwned>(
             recovery: Some(RecoveryKind::Stringified),
             also,
         }),
-        None => Err(SubmitError::Parameter {
-            cause: ParameterCause::StringifiedDeclined,
-            message: string_declined(field, &text),
-            echo: Some(echo(field, &text)),
-        }),
+        None => Err(SubmitError::parameter(
+            ParameterCause::StringifiedDeclined,
+            string_declined(field, &text),
+        )
+        .with_echo(echo(field, &text))),
     }
 }
 

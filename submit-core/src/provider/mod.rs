@@ -90,6 +90,7 @@ pub struct UnknownProvider(pub String);
 /// A call object that is not in the provider's shape.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("not a tool call in the {provider} shape: {reason}")]
+#[non_exhaustive]
 pub struct CallShapeError {
     /// The provider whose shape was expected.
     pub provider: Provider,
@@ -99,6 +100,7 @@ pub struct CallShapeError {
 
 /// A call read out of a provider's native call object.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Call<'a> {
     /// The call id (`id`, `call_id`), when the shape carries one.
     pub id: Option<&'a str>,
