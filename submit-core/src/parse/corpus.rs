@@ -1,5 +1,5 @@
 //! The corpus of model-mistake vectors (`tests/corpus/*.json`), run through a tool built
-//! directly. `tests/test_corpus.rs` runs the same vectors through the public API.
+//! directly. The facade's `tests/corpus.rs` runs the same vectors through the public API.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! Property tests of the parser (`tests/properties/props.rs`), run through a tool built
-//! directly (`tests/test_properties.rs` runs the same properties through the public API); and
-//! the parser with its fast paths against the parser without them, on generated and damaged
-//! calls.
+//! directly (the facade's `tests/properties.rs` runs the same properties through the public
+//! API); and the parser with its fast paths against the parser without them, on generated and
+//! damaged calls.
 
 use super::testing::TestTool;
 use crate::error::ParameterCause;
