@@ -417,12 +417,19 @@ impl Assemble for Assembler {
         };
         match kind.as_str() {
             "message_start" => {
-                let message = data.get("message").cloned().ok_or_else(|| {
-                    TransportError::malformed(
-                        PROVIDER,
-                        format!("event {} (message_start) has no message", event.number),
-                    )
-                })?;
+                let message = data
+                    .get("message")
+                    .filter(|m| m.is_object())
+                    .cloned()
+                    .ok_or_else(|| {
+                        TransportError::malformed(
+                            PROVIDER,
+                            format!(
+                                "event {} (message_start) has no message object",
+                                event.number
+                            ),
+                        )
+                    })?;
                 self.message = Some(message);
             }
             "content_block_start" => {
@@ -581,6 +588,22 @@ mod tests {
             }],
             tool_choice: choice,
         }
+    }
+
+    #[test]
+    fn a_message_start_whose_message_is_not_an_object_is_malformed_not_a_panic() {
+        // Found by the stream fuzz target: a later message_delta wrote into the number.
+        let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":0}\n\n\
+                      event: message_delta\ndata: {\"type\":\"message_delta\",\
+                      \"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n\
+                      event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let error = Claude::new("m")
+            .decode_stream([stream.as_bytes()])
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("has no message object"),
+            "{error}"
+        );
     }
 
     #[test]
