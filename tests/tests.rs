@@ -40,7 +40,6 @@ mod agent_verbs;
 mod agreement;
 mod async_openai;
 mod compiletest;
-mod corpus;
 mod definitions;
 mod derive;
 mod features;
