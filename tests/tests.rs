@@ -51,7 +51,6 @@ mod loop_text;
 mod loop_verdict;
 mod options;
 mod parse;
-mod properties;
 mod quickstart;
 mod rig;
 mod tag;
