@@ -1,7 +1,7 @@
 //! The submit tool with async-openai's own types (feature `async-openai`): definitions that are
 //! the tool's own, the four payload mistakes and a clean call handled from Chat and
 //! Responses tool calls built with async-openai's types, and every real case of the corpus
-//! (`tests/corpus/13_real_cases.json`, each with its source) read the same way.
+//! (`submit-core/tests/corpus/13_real_cases.json`, each with its source) read the same way.
 
 #![cfg(feature = "async-openai")]
 

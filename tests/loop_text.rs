@@ -5,7 +5,8 @@
 //! the turn's calls, answered on the wrapper's own id.
 //!
 //! The answers are written from each API's documented shape; the texts are those the model
-//! templates write (their real examples are in the corpus, `tests/corpus/17_calls_in_text.json`).
+//! templates write (their real examples are in the corpus,
+//! `submit-core/tests/corpus/17_calls_in_text.json`).
 
 #![cfg(all(
     feature = "claude",

@@ -1,8 +1,8 @@
 //! The submit tool as a rig tool (feature `rig`), run through rig's own dispatch: a `ToolSet`
 //! holding the registered handler, called by name with the model's raw argument text, as rig's
 //! agent loop calls a tool. A clean call, the four payload mistakes, a declined call, the
-//! result validators' gate, and every real case of the corpus (`tests/corpus/13_real_cases.json`,
-//! each with its source) read the same way.
+//! result validators' gate, and every real case of the corpus
+//! (`submit-core/tests/corpus/13_real_cases.json`, each with its source) read the same way.
 
 #![cfg(feature = "rig")]
 

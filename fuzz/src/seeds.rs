@@ -1,7 +1,7 @@
 //! The seeds each target starts from, beside its saved corpus: built-in inputs, every vector
-//! of the parser's corpus (`tests/corpus/`: arguments, calls, model texts and wrappers), and
-//! every recorded provider answer (`tests/recordings/`), framed as the providers frame their
-//! streams.
+//! of the parser's corpus (`submit-core/tests/corpus/`: arguments, calls, model texts and
+//! wrappers), and every recorded provider answer (`tests/recordings/`), framed as the providers
+//! frame their streams.
 
 use std::path::{Path, PathBuf};
 
@@ -75,7 +75,7 @@ fn arguments() -> Vec<String> {
             .to_string(),
         json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}).to_string(),
     ];
-    let Ok(entries) = std::fs::read_dir(root().join("tests/corpus")) else {
+    let Ok(entries) = std::fs::read_dir(root().join("submit-core/tests/corpus")) else {
         return seeds;
     };
     for entry in entries.flatten() {
@@ -139,7 +139,7 @@ fn texts() -> Vec<String> {
                "parameters": {"reasoning": "r", "analysis": {"summary": "s"}}},
                {"recipient_name": "functions.get_weather", "parameters": {"city": "Oslo"}}]}).to_string(),
     ]);
-    let Ok(entries) = std::fs::read_dir(root().join("tests/corpus")) else {
+    let Ok(entries) = std::fs::read_dir(root().join("submit-core/tests/corpus")) else {
         return seeds;
     };
     for entry in entries.flatten() {

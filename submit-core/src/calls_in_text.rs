@@ -30,6 +30,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// Forms inside a JSON object or array the text holds are part of that JSON, not calls.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use submit_result::{Options, Outcome, RecoveryKind, StopReason, SubmitTool, TextFormat};
     ///
@@ -80,6 +81,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// complete.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
     /// use submit_result::{parallel_entries, Arguments, Options, RecoveryKind, StopReason, SubmitTool};
@@ -121,6 +123,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// [`StopReason::OutputLimit`] the entry is cut only when it is the wrapper's last.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
     /// use submit_result::{Arguments, Options, StopReason, SubmitTool};

@@ -74,6 +74,7 @@ impl ParameterCause {
 /// A tool of one's own builds it with [`SubmitError::parameter`] or [`SubmitError::payload`]:
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use submit_result::{ErrorClass, ParameterCause, SubmitError};
 ///
 /// let error = SubmitError::parameter(ParameterCause::AbsentOrMistyped, "reasoning is required".into());

@@ -11,6 +11,7 @@ use crate::metadata::{
 /// Which form the Gemini definition's parameter schema takes.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use submit_result::{GeminiSchema, Options, Provider, SubmitTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -49,6 +50,7 @@ pub enum GeminiSchema {
 /// built; the [`SubmitTool`](crate::SubmitTool) built from them answers what they set.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use submit_result::{Options, SubmitTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -120,13 +122,24 @@ impl Options {
 
     /// Options from the metadata `#[derive(SubmitResult)]` recorded on `R`.
     ///
-    /// ```
-    /// use submit_result::{Options, SubmitResult};
+    /// The derive is the facade's (see the [crate-level example of
+    /// `submit-result`](https://docs.rs/submit-result)); here the metadata trait is implemented
+    /// by hand, with the metadata the attribute
+    /// `#[submit_result(name = "submit_analysis", payload = "analysis")]` records.
     ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema, SubmitResult)]
-    /// #[submit_result(name = "submit_analysis", payload = "analysis")]
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// use submit_result::{Metadata, Options, SubmitResult};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Analysis {
     ///     summary: String,
+    /// }
+    ///
+    /// impl SubmitResult for Analysis {
+    ///     fn metadata() -> Metadata {
+    ///         Metadata::from_tag("name=submit_analysis,payload=analysis").unwrap()
+    ///     }
     /// }
     ///
     /// let tool = submit_result::SubmitTool::<Analysis>::new(Options::for_response::<Analysis>())?;
@@ -145,6 +158,7 @@ impl Options {
     /// to case. Every mistake is reported.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Options, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -229,6 +243,7 @@ impl Options {
     /// Anthropic a recursive type) fails to build with [`BuildError::NotStrict`].
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Options, Provider, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]

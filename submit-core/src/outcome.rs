@@ -174,6 +174,7 @@ impl TextFormat {
 /// kinds that name values inside it), and for a call written as text, its format.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use submit_result::{Recovery, RecoveryKind};
 ///
 /// let recovery = Recovery::naming(RecoveryKind::Stringified, vec!["result".to_owned()]);
@@ -240,6 +241,7 @@ impl<R> Accepted<R> {
     /// An accepted submit to which no recovery applied.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use serde_json::json;
     /// use submit_result::{Accepted, Recovery, RecoveryKind};
     ///

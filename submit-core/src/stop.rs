@@ -16,6 +16,7 @@ use crate::provider::Provider;
 /// earlier call of it is complete.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use submit_result::{Provider, StopReason};
 ///
 /// assert_eq!(Provider::Claude.stop_reason("max_tokens"), StopReason::OutputLimit);
@@ -40,6 +41,7 @@ impl Provider {
     /// is [`StopReason::Complete`].
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Provider, StopReason};
     ///
     /// assert_eq!(Provider::Gemini.stop_reason("MAX_TOKENS"), StopReason::OutputLimit);

@@ -87,6 +87,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// The `message` of the tool result an accepted call gets.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Options, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -132,6 +133,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// Each call returns a copy of the cached value; nothing is reflected or converted again.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Options, Provider, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -159,6 +161,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// a <provider> tool call: <what is wrong>`. Never panics, whatever the input.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
     /// use submit_result::{Options, Outcome, Provider, RecoveryKind, SubmitTool};
@@ -194,6 +197,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// message asking for the complete result, shorter.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use serde_json::json;
     /// use submit_result::{Options, Outcome, ParameterCause, Provider, SubmitTool};
@@ -224,6 +228,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// Handles a call's arguments directly.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// # fn main() -> Result<(), submit_result::BuildError> {
     /// use submit_result::{Arguments, ErrorClass, Options, Outcome, ParameterCause, SubmitTool};
     ///
@@ -317,6 +322,7 @@ impl<R: DeserializeOwned + schemars::JsonSchema> SubmitTool<R> {
     /// [`GeminiSchema::JsonSchema`](crate::GeminiSchema::JsonSchema) to build.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Options, Provider, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -347,6 +353,7 @@ impl<R: SubmitResult> SubmitTool<R> {
     /// Builds the tool from the metadata `#[derive(SubmitResult)]` recorded on `R`.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::{Metadata, Provider, SubmitResult, SubmitTool};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -380,6 +387,7 @@ impl SubmitTool<Value> {
     /// nothing is fetched over the network.
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use serde_json::json;
     /// use submit_result::{Options, Provider, SubmitTool};
     ///

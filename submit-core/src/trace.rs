@@ -14,6 +14,7 @@ use crate::outcome::Outcome;
 /// reasoning, and a declined string appears only as its bounded, escaped echo.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use serde_json::json;
 /// use submit_result::{Options, Provider, SubmitTool, Trace};
 ///

@@ -1,6 +1,7 @@
-//! The corpus (`tests/corpus/*.json`): its vectors, the tools their options describe, and the
-//! (provider, native call) pairs each vector runs as — the same reading as
-//! `tests/corpus/runner.rs`, copied here so this suite stands on its own.
+//! The corpus (`submit-core/tests/corpus/*.json`): its vectors, the tools their options
+//! describe, and the (provider, native call) pairs each vector runs as — the same reading as
+//! the corpus runner of `submit-core` (`submit-core/src/parse/corpus.rs`), copied here so this
+//! suite stands on its own.
 //!
 //! Besides calls, a vector may carry a model's visible text turn (`text`, read by
 //! `SubmitTool::handle_text`) or the arguments of a `multi_tool_use.parallel` call (`wrapper`,
@@ -16,9 +17,9 @@ use serde_json::{json, Value};
 use submit_result::{Arguments, Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
 
 /// Where the corpus files are.
-pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
+pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/submit-core/tests/corpus");
 
-/// The sample response type of the corpus (as `tests/corpus.rs` declares it).
+/// The sample response type of the corpus (as the corpus runner of `submit-core` declares it).
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 pub struct Sample {
     summary: String,
@@ -146,9 +147,9 @@ fn kind(vector: &Value) -> Result<Kind, String> {
     })
 }
 
-/// How the turn of a text or wrapper vector ended, as `tests/corpus/runner.rs` reads it: its
-/// `stop` in `provider`'s spelling (any provider's when none is named) is the output-token
-/// limit, or the turn ended as usual.
+/// How the turn of a text or wrapper vector ended, as the corpus runner of `submit-core` reads
+/// it: its `stop` in `provider`'s spelling (any provider's when none is named) is the
+/// output-token limit, or the turn ended as usual.
 fn stop_of(vector: &Value) -> Result<StopReason, String> {
     let Some(stop) = vector["stop"].as_str() else {
         return Ok(StopReason::Complete);
@@ -390,7 +391,7 @@ pub fn cli_flags(vector: &Vector) -> Vec<String> {
 }
 
 /// Checks the reference outcome against the vector's `expected` (a light form of the corpus
-/// runner's check; `tests/corpus.rs` runs the full one).
+/// runner's check; `submit-core`'s corpus test runs the full one).
 pub fn check_expected(outcome: &Value, vector: &Vector) -> Vec<String> {
     let expected = &vector.expected;
     let mut wrong = Vec::new();

@@ -41,7 +41,7 @@ pub fn payload_mistakes() -> Vec<(&'static str, String, Option<RecoveryKind>)> {
     ]
 }
 
-/// One real case of `tests/corpus/13_real_cases.json` that has argument text.
+/// One real case of `submit-core/tests/corpus/13_real_cases.json` that has argument text.
 pub struct RealCase {
     pub name: String,
     /// The tool the case's options and schema describe.
@@ -55,7 +55,7 @@ pub struct RealCase {
 pub fn real_cases() -> Vec<RealCase> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/13_real_cases.json"
+        "/submit-core/tests/corpus/13_real_cases.json"
     );
     let vectors: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

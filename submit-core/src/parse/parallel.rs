@@ -16,6 +16,7 @@ use super::Arguments;
 /// The name models invent for a wrapper around parallel tool calls.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// assert_eq!(submit_result::PARALLEL_WRAPPER, "multi_tool_use.parallel");
 /// ```
 pub const PARALLEL_WRAPPER: &str = "multi_tool_use.parallel";
@@ -46,6 +47,7 @@ pub struct ParallelEntry {
 /// `multi_tool_use.parallel is not a tool; call each tool directly`.
 ///
 /// ```
+/// # extern crate submit_core as submit_result;
 /// use serde_json::json;
 /// use submit_result::{parallel_entries, Arguments};
 ///

@@ -55,6 +55,7 @@ impl Provider {
     /// Gemini does not (its definition of a strict tool is the ordinary one).
     ///
     /// ```
+    /// # extern crate submit_core as submit_result;
     /// use submit_result::Provider;
     ///
     /// assert!(Provider::Claude.supports_strict());
