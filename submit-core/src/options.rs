@@ -122,9 +122,8 @@ impl Options {
 
     /// Options from the metadata `#[derive(SubmitResult)]` recorded on `R`.
     ///
-    /// The derive is the facade's (see the [crate-level example of
-    /// `submit-result`](https://docs.rs/submit-result)); here the metadata trait is implemented
-    /// by hand, with the metadata the attribute
+    /// The derive comes with the `submit-result` crate (its crate-level example shows it); here
+    /// the metadata trait is implemented by hand, with the metadata the attribute
     /// `#[submit_result(name = "submit_analysis", payload = "analysis")]` records.
     ///
     /// ```
