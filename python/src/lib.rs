@@ -1,0 +1,598 @@
+//! The submit parser as a Python extension module (`submit_result._submit_result`): a tool
+//! built from a JSON Schema document (or a Pydantic model's), its four provider definitions,
+//! and the handling of a call as each provider's SDK gives it.
+//!
+//! The Python package `submit_result` re-exports everything here; its `__init__.pyi` is the
+//! typed surface.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use serde_json::Value;
+use submit_core::{
+    BuildError as CoreBuildError, Options, Outcome, Provider, Recovery, StopReason,
+    SubmitTool as CoreTool, PARALLEL_WRAPPER,
+};
+
+create_exception!(
+    submit_result,
+    BuildError,
+    PyValueError,
+    "The submit tool could not be built: the message says what to change."
+);
+create_exception!(
+    submit_result,
+    UnknownProviderError,
+    PyValueError,
+    "A provider name that is not one of `claude`, `gemini`, `openai-chat`, `openai-responses`."
+);
+
+/// `provider` as a provider, or the error naming the four.
+fn provider(name: &str) -> PyResult<Provider> {
+    name.parse::<Provider>()
+        .map_err(|error| UnknownProviderError::new_err(error.to_string()))
+}
+
+/// A Python value (dict, list, str, int, float, bool, None) as JSON.
+fn to_json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
+    pythonize::depythonize::<Value>(value).map_err(|error| {
+        PyTypeError::new_err(format!(
+            "{what} must be JSON data (dict, list, str, int, float, bool, None): {error}"
+        ))
+    })
+}
+
+/// JSON as the Python value of the same shape.
+fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, value)
+        .map_err(|error| PyValueError::new_err(format!("cannot convert to Python: {error}")))
+}
+
+/// `text` as Python writes a string literal (`'it\\'s'`).
+fn quoted(py: Python<'_>, text: &str) -> PyResult<String> {
+    Ok(PyString::new(py, text).repr()?.to_string())
+}
+
+/// `items` as Python writes a list of string literals.
+fn quoted_list(py: Python<'_>, items: &[String]) -> PyResult<String> {
+    let items = items
+        .iter()
+        .map(|item| quoted(py, item))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(format!("[{}]", items.join(", ")))
+}
+
+/// A terminal submit tool for a JSON Schema payload (or a Pydantic model's).
+#[pyclass(module = "submit_result", frozen, name = "SubmitTool")]
+struct SubmitTool {
+    tool: CoreTool<Value>,
+    /// The Pydantic model class the schema came from: an accepted response is validated into
+    /// it.
+    model: Option<Py<PyAny>>,
+}
+
+/// The schema document and the model class, from a dict or a Pydantic model class.
+fn schema_of(schema: &Bound<'_, PyAny>) -> PyResult<(Value, Option<Py<PyAny>>)> {
+    if schema.is_instance_of::<PyType>() && schema.hasattr("model_json_schema")? {
+        let document = schema.call_method0("model_json_schema")?;
+        return Ok((
+            to_json(&document, "the model's JSON Schema")?,
+            Some(schema.clone().unbind()),
+        ));
+    }
+    if !schema.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "schema must be a JSON Schema dict or a Pydantic model class, got {}",
+            schema.get_type().name()?
+        )));
+    }
+    Ok((to_json(schema, "schema")?, None))
+}
+
+fn build_error(error: CoreBuildError) -> PyErr {
+    BuildError::new_err(error.to_string())
+}
+
+/// The options the keyword arguments set on top of `options`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per keyword argument of the Python constructor"
+)]
+fn adjust(
+    mut options: Options,
+    name: Option<String>,
+    description: Option<String>,
+    payload: Option<String>,
+    payload_description: Option<String>,
+    success: Option<String>,
+    flat: Option<bool>,
+    omit_reasoning: Option<bool>,
+    omit_fields: Vec<String>,
+    strict: bool,
+) -> Options {
+    if let Some(name) = name {
+        options = options.tool_name(name);
+    }
+    if let Some(description) = description {
+        options = options.description(description);
+    }
+    if let Some(payload) = payload {
+        options = options.payload_field_name(payload);
+    }
+    if let Some(text) = payload_description {
+        options = options.payload_description(text);
+    }
+    if let Some(success) = success {
+        options = options.success_message(success);
+    }
+    if let Some(flat) = flat {
+        options = options.flat_payload(flat);
+    }
+    if let Some(omit) = omit_reasoning {
+        options = options.omit_reasoning(omit);
+    }
+    options.omit_payload_fields(omit_fields).strict(strict)
+}
+
+/// `omit_fields` as names: a sequence of strings (a lone string is refused, not split).
+fn field_names(fields: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if fields.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "omit_fields must be a sequence of property names, not one string",
+        ));
+    }
+    let mut names = Vec::new();
+    for item in fields.try_iter()? {
+        let item = item?;
+        names.push(item.extract::<String>().map_err(|_| {
+            PyTypeError::new_err("omit_fields must be a sequence of property names (str)")
+        })?);
+    }
+    Ok(names)
+}
+
+impl SubmitTool {
+    fn build(schema: &Bound<'_, PyAny>, options: Options) -> PyResult<Self> {
+        let (document, model) = schema_of(schema)?;
+        let tool = CoreTool::from_json_schema(document, options).map_err(build_error)?;
+        Ok(SubmitTool { tool, model })
+    }
+
+    /// An outcome as the Python object of its kind.
+    fn outcome(&self, py: Python<'_>, outcome: Outcome<Value>) -> PyResult<Py<PyAny>> {
+        match outcome {
+            Outcome::Accepted(accepted) => {
+                let mut response = to_python(py, &accepted.response)?;
+                if let Some(model) = &self.model {
+                    response = model.bind(py).call_method1("model_validate", (response,))?;
+                }
+                let recoveries = accepted
+                    .recoveries
+                    .iter()
+                    .map(RecoveryInfo::from)
+                    .collect::<Vec<_>>();
+                let recoveries = PyTuple::new(py, recoveries)?.unbind();
+                let value = Accepted {
+                    response: response.unbind(),
+                    reasoning: accepted.reasoning.clone(),
+                    recovery: accepted.recovery().map(|kind| kind.as_str()),
+                    recoveries,
+                    tool_result: to_python(py, &accepted.tool_result)?.unbind(),
+                };
+                Ok(Py::new(py, value)?.into_any())
+            }
+            Outcome::Rejected(rejected) => {
+                let value = Rejected {
+                    error_class: rejected.error.class().as_str(),
+                    cause: rejected.error.cause().map(|cause| cause.as_str()),
+                    message: rejected.error.message().to_owned(),
+                    trace: rejected.error.trace_text(),
+                    tool_result: to_python(py, &rejected.tool_result)?.unbind(),
+                };
+                Ok(Py::new(py, value)?.into_any())
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl SubmitTool {
+    #[new]
+    #[pyo3(signature = (schema, *, name=None, description=None, payload=None,
+                        payload_description=None, success=None, flat=false,
+                        omit_reasoning=false, omit_fields=None, strict=false))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one parameter per keyword argument of the Python constructor"
+    )]
+    fn new(
+        schema: &Bound<'_, PyAny>,
+        name: Option<String>,
+        description: Option<String>,
+        payload: Option<String>,
+        payload_description: Option<String>,
+        success: Option<String>,
+        flat: bool,
+        omit_reasoning: bool,
+        omit_fields: Option<&Bound<'_, PyAny>>,
+        strict: bool,
+    ) -> PyResult<Self> {
+        let omit_fields = omit_fields
+            .map(field_names)
+            .transpose()?
+            .unwrap_or_default();
+        let options = adjust(
+            Options::new(),
+            name,
+            description,
+            payload,
+            payload_description,
+            success,
+            Some(flat),
+            Some(omit_reasoning),
+            omit_fields,
+            strict,
+        );
+        SubmitTool::build(schema, options)
+    }
+
+    /// A tool from a tag string (`"name=submit_plan,payload=plan,flat"`) and a schema; the
+    /// keyword arguments, when given, override the tag.
+    #[classmethod]
+    #[pyo3(signature = (tag, schema, *, omit_fields=None, strict=false))]
+    fn from_tag(
+        _class: &Bound<'_, PyType>,
+        tag: &str,
+        schema: &Bound<'_, PyAny>,
+        omit_fields: Option<&Bound<'_, PyAny>>,
+        strict: bool,
+    ) -> PyResult<Self> {
+        let options = Options::from_tag(tag).map_err(build_error)?;
+        let omit_fields = omit_fields
+            .map(field_names)
+            .transpose()?
+            .unwrap_or_default();
+        let options = adjust(
+            options,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            omit_fields,
+            strict,
+        );
+        SubmitTool::build(schema, options)
+    }
+
+    /// The tool's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    /// The payload parameter's name.
+    #[getter]
+    fn payload(&self) -> &str {
+        self.tool.payload_field()
+    }
+
+    /// The tool's description.
+    #[getter]
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    /// The payload parameter's description.
+    #[getter]
+    fn payload_description(&self) -> &str {
+        self.tool.payload_description()
+    }
+
+    /// The `message` of the tool result an accepted call gets.
+    #[getter]
+    fn success(&self) -> &str {
+        self.tool.success_message()
+    }
+
+    /// Whether each payload property is its own parameter.
+    #[getter]
+    fn flat(&self) -> bool {
+        self.tool.is_flat()
+    }
+
+    /// Whether the `reasoning` parameter is dropped.
+    #[getter]
+    fn omit_reasoning(&self) -> bool {
+        self.tool.omits_reasoning()
+    }
+
+    /// The payload properties withheld from the advertised schema.
+    #[getter]
+    fn omit_fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.tool.omitted_payload_fields())
+    }
+
+    /// The full payload schema (before omitted fields are withheld).
+    #[getter]
+    fn payload_schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.tool.payload_schema())
+    }
+
+    /// The tool definition in `provider`'s wire format, as the provider's SDK takes it.
+    fn definition<'py>(&self, py: Python<'py>, provider: &str) -> PyResult<Bound<'py, PyAny>> {
+        let provider = self::provider(provider)?;
+        to_python(py, &self.tool.definition(provider))
+    }
+
+    /// Handles a call in `provider`'s shape; `finish_reason` is how the turn ended, in the
+    /// provider's spelling (`max_tokens`, `length`, `MAX_TOKENS`, …).
+    #[pyo3(signature = (provider, call, *, finish_reason=None))]
+    fn handle(
+        &self,
+        py: Python<'_>,
+        provider: &str,
+        call: &Bound<'_, PyAny>,
+        finish_reason: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let provider = self::provider(provider)?;
+        let call = to_json(call, "call")?;
+        let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
+        let outcome = py.detach(|| {
+            // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that
+            // call; a wrapper without one is handled as the call it is.
+            if let Ok(read) = provider.read_call(&call) {
+                if read.name == Some(PARALLEL_WRAPPER) {
+                    if let Some(outcome) = self.tool.handle_parallel(read.arguments, end) {
+                        return outcome;
+                    }
+                }
+            }
+            self.tool.handle_in_turn(provider, &call, end)
+        });
+        self.outcome(py, outcome)
+    }
+
+    /// Reads a model's visible text turn for a call of this tool written as text (a chat
+    /// template's tool-call syntax) and handles it; `None` when the text holds no such call.
+    /// `finish_reason` is read in `provider`'s spelling, or in any provider's when none is
+    /// named.
+    #[pyo3(signature = (text, *, finish_reason=None, provider=None))]
+    fn handle_text(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        finish_reason: Option<&str>,
+        provider: Option<&str>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let providers = match provider {
+            Some(name) => vec![self::provider(name)?],
+            None => Provider::ALL.to_vec(),
+        };
+        let end = match finish_reason {
+            Some(reason)
+                if providers
+                    .iter()
+                    .any(|p| p.stop_reason(reason) == StopReason::OutputLimit) =>
+            {
+                StopReason::OutputLimit
+            }
+            _ => StopReason::Complete,
+        };
+        let outcome = py.detach(|| self.tool.handle_text(text, end));
+        outcome.map(|outcome| self.outcome(py, outcome)).transpose()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut text = format!(
+            "SubmitTool(name={}, payload={}",
+            quoted(py, self.tool.name())?,
+            quoted(py, self.tool.payload_field())?
+        );
+        if self.tool.is_flat() {
+            text.push_str(", flat=True");
+        }
+        if self.tool.omits_reasoning() {
+            text.push_str(", omit_reasoning=True");
+        }
+        let omitted = self.tool.omitted_payload_fields();
+        if !omitted.is_empty() {
+            text.push_str(&format!(", omit_fields={}", quoted_list(py, omitted)?));
+        }
+        text.push(')');
+        Ok(text)
+    }
+}
+
+/// One recovery that applied: its kind, the parameters (or JSON Pointers) it touched, and
+/// for a call written as text, its format.
+#[pyclass(module = "submit_result", frozen, name = "Recovery", eq)]
+#[derive(PartialEq)]
+struct RecoveryInfo {
+    #[pyo3(get)]
+    kind: &'static str,
+    parameters: Vec<String>,
+    #[pyo3(get)]
+    format: Option<&'static str>,
+}
+
+impl From<&Recovery> for RecoveryInfo {
+    fn from(recovery: &Recovery) -> Self {
+        RecoveryInfo {
+            kind: recovery.kind.as_str(),
+            parameters: recovery.parameters.clone(),
+            format: recovery.format.map(|format| format.as_str()),
+        }
+    }
+}
+
+#[pymethods]
+impl RecoveryInfo {
+    /// The parameters or JSON Pointers the recovery touched.
+    #[getter]
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.parameters)
+    }
+
+    /// The recovery as the JSON the command-line tool prints (`{"kind", "parameters",
+    /// "format"?}`).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("kind", self.kind)?;
+        dict.set_item("parameters", PyList::new(py, &self.parameters)?)?;
+        if let Some(format) = self.format {
+            dict.set_item("format", format)?;
+        }
+        Ok(dict)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut text = format!(
+            "Recovery({}, parameters={}",
+            quoted(py, self.kind)?,
+            quoted_list(py, &self.parameters)?
+        );
+        if let Some(format) = self.format {
+            text.push_str(&format!(", format={}", quoted(py, format)?));
+        }
+        text.push(')');
+        Ok(text)
+    }
+}
+
+/// An accepted submit: the response, the reasoning, and every recovery that applied.
+#[pyclass(module = "submit_result", frozen)]
+struct Accepted {
+    /// The response: a dict, or the Pydantic model the tool was built from.
+    #[pyo3(get)]
+    response: Py<PyAny>,
+    /// The final reasoning (`""` under `omit_reasoning`).
+    #[pyo3(get)]
+    reasoning: String,
+    /// Where the payload was found when it was not the payload parameter's object.
+    #[pyo3(get)]
+    recovery: Option<&'static str>,
+    /// Every recovery that applied, in the order applied.
+    #[pyo3(get)]
+    recoveries: Py<PyTuple>,
+    /// `{"success": True, "message": …}`, the tool result to send back.
+    tool_result: Py<PyAny>,
+}
+
+#[pymethods]
+impl Accepted {
+    /// Always true.
+    #[getter]
+    fn accepted(&self) -> bool {
+        true
+    }
+
+    /// The tool result to send back to the model (a fresh copy).
+    #[getter]
+    fn tool_result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        deep_copy(self.tool_result.bind(py))
+    }
+
+    fn __bool__(&self) -> bool {
+        true
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let response = self.response.bind(py).repr()?;
+        let mut text = format!("Accepted(response={response}");
+        if let Some(recovery) = self.recovery {
+            text.push_str(&format!(", recovery={}", quoted(py, recovery)?));
+        }
+        let recoveries = self.recoveries.bind(py);
+        if !recoveries.is_empty() {
+            let kinds = recoveries
+                .iter()
+                .map(|item| item.getattr("kind")?.extract::<String>())
+                .collect::<PyResult<Vec<_>>>()?;
+            text.push_str(&format!(", recoveries={}", quoted_list(py, &kinds)?));
+        }
+        text.push(')');
+        Ok(text)
+    }
+}
+
+/// A rejected submit: its class and cause, the message the model reads, the trace text, and
+/// the tool result to send back.
+#[pyclass(module = "submit_result", frozen)]
+struct Rejected {
+    /// `"parameter"` or `"payload"`.
+    #[pyo3(get)]
+    error_class: &'static str,
+    /// The parameter cause (`"absent_or_mistyped"`, …); `None` for a payload error.
+    #[pyo3(get)]
+    cause: Option<&'static str>,
+    /// The message the model reads.
+    #[pyo3(get)]
+    message: String,
+    /// What the trace records: the class, the message, and the bounded echo of a declined
+    /// string.
+    #[pyo3(get)]
+    trace: String,
+    /// `{"error": <message>}`.
+    tool_result: Py<PyAny>,
+}
+
+#[pymethods]
+impl Rejected {
+    /// Always false.
+    #[getter]
+    fn accepted(&self) -> bool {
+        false
+    }
+
+    /// The tool result to send back to the model (a fresh copy).
+    #[getter]
+    fn tool_result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        deep_copy(self.tool_result.bind(py))
+    }
+
+    fn __bool__(&self) -> bool {
+        false
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut text = format!("Rejected(error_class={}", quoted(py, self.error_class)?);
+        if let Some(cause) = self.cause {
+            text.push_str(&format!(", cause={}", quoted(py, cause)?));
+        }
+        text.push_str(&format!(", message={})", quoted(py, &self.message)?));
+        Ok(text)
+    }
+}
+
+/// A fresh copy of a small JSON-shaped Python value, so a caller's change never reaches the
+/// outcome.
+fn deep_copy<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    let json = to_json(value, "tool result")?;
+    to_python(py, &json)
+}
+
+/// The submit parser: `SubmitTool`, its outcomes and its errors.
+#[pymodule]
+fn _submit_result(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SubmitTool>()?;
+    m.add_class::<Accepted>()?;
+    m.add_class::<Rejected>()?;
+    m.add_class::<RecoveryInfo>()?;
+    m.add("BuildError", m.py().get_type::<BuildError>())?;
+    m.add(
+        "UnknownProviderError",
+        m.py().get_type::<UnknownProviderError>(),
+    )?;
+    m.add("DEFAULT_TOOL_NAME", submit_core::DEFAULT_TOOL_NAME)?;
+    m.add("DEFAULT_PAYLOAD_FIELD", submit_core::DEFAULT_PAYLOAD_FIELD)?;
+    m.add(
+        "DEFAULT_SUCCESS_MESSAGE",
+        submit_core::DEFAULT_SUCCESS_MESSAGE,
+    )?;
+    Ok(())
+}

@@ -1,0 +1,17 @@
+from ._submit_result import (
+    DEFAULT_PAYLOAD_FIELD as DEFAULT_PAYLOAD_FIELD,
+    DEFAULT_SUCCESS_MESSAGE as DEFAULT_SUCCESS_MESSAGE,
+    DEFAULT_TOOL_NAME as DEFAULT_TOOL_NAME,
+    Accepted as Accepted,
+    BuildError as BuildError,
+    Cause as Cause,
+    ErrorClass as ErrorClass,
+    Provider as Provider,
+    Recovery as Recovery,
+    Rejected as Rejected,
+    SubmitTool as SubmitTool,
+    UnknownProviderError as UnknownProviderError,
+)
+
+PROVIDERS: tuple[str, str, str, str]
+__all__: list[str]
