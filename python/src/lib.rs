@@ -165,7 +165,22 @@ impl SubmitTool {
             Outcome::Accepted(accepted) => {
                 let mut response = to_python(py, &accepted.response)?;
                 if let Some(model) = &self.model {
-                    response = model.bind(py).call_method1("model_validate", (response,))?;
+                    match model.bind(py).call_method1("model_validate", (response,)) {
+                        Ok(validated) => response = validated,
+                        // The payload passed the schema but not the model's own validation
+                        // (a validator the schema does not carry): a payload error, as a Rust
+                        // type's failed decode is.
+                        Err(error) if error.is_instance_of::<PyValueError>(py) => {
+                            let message = format!("failed to decode payload: {}", error.value(py));
+                            return self.outcome(
+                                py,
+                                Outcome::Rejected(submit_core::Rejected::new(
+                                    submit_core::SubmitError::payload(message),
+                                )),
+                            );
+                        }
+                        Err(error) => return Err(error),
+                    }
                 }
                 let recoveries = accepted
                     .recoveries
@@ -330,6 +345,10 @@ impl SubmitTool {
 
     /// Handles a call in `provider`'s shape; `finish_reason` is how the turn ended, in the
     /// provider's spelling (`max_tokens`, `length`, `MAX_TOKENS`, …).
+    ///
+    /// A `multi_tool_use.parallel` call is read as the command-line tool reads it: its one entry
+    /// naming this tool is handled as that call, and `None` is returned when no entry names it
+    /// (the call is then of other tools only). Any other call returns `Accepted` or `Rejected`.
     #[pyo3(signature = (provider, call, *, finish_reason=None))]
     fn handle(
         &self,
@@ -337,23 +356,19 @@ impl SubmitTool {
         provider: &str,
         call: &Bound<'_, PyAny>,
         finish_reason: Option<&str>,
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<Option<Py<PyAny>>> {
         let provider = self::provider(provider)?;
         let call = to_json(call, "call")?;
         let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-        let outcome = py.detach(|| {
+        let outcome = py.detach(|| match provider.read_call(&call) {
             // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that
-            // call; a wrapper without one is handled as the call it is.
-            if let Ok(read) = provider.read_call(&call) {
-                if read.name == Some(PARALLEL_WRAPPER) {
-                    if let Some(outcome) = self.tool.handle_parallel(read.arguments, end) {
-                        return outcome;
-                    }
-                }
+            // call; none when no entry names the tool.
+            Ok(read) if read.name == Some(PARALLEL_WRAPPER) => {
+                self.tool.handle_parallel(read.arguments, end)
             }
-            self.tool.handle_in_turn(provider, &call, end)
+            _ => Some(self.tool.handle_in_turn(provider, &call, end)),
         });
-        self.outcome(py, outcome)
+        outcome.map(|outcome| self.outcome(py, outcome)).transpose()
     }
 
     /// Reads a model's visible text turn for a call of this tool written as text (a chat

@@ -135,7 +135,9 @@ class SubmitTool(Generic[R]):
         call: Mapping[str, Any],
         *,
         finish_reason: Optional[str] = None,
-    ) -> Union[Accepted[R], Rejected]: ...
+    ) -> Union[Accepted[R], Rejected, None]:
+        """Handles a call in ``provider``'s shape. ``None`` only for a
+        ``multi_tool_use.parallel`` call with no entry naming this tool."""
     def handle_text(
         self,
         text: str,
