@@ -8,7 +8,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 use submit_core::{
     BuildError as CoreBuildError, Options, Outcome, Provider, Recovery, StopReason,
@@ -34,19 +34,147 @@ fn provider(name: &str) -> PyResult<Provider> {
         .map_err(|error| UnknownProviderError::new_err(error.to_string()))
 }
 
-/// A Python value (dict, list, str, int, float, bool, None) as JSON.
+/// How deep a Python value may nest to be read as JSON: serde_json's own limit when it parses
+/// text, so a call given as a dict is bounded as one given as text is.
+const MAX_DEPTH: usize = 128;
+
+/// A Python value (dict, list, tuple, str, int, float, bool, None) as JSON; `what` names it in
+/// the error.
 fn to_json(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    pythonize::depythonize::<Value>(value).map_err(|error| {
-        PyTypeError::new_err(format!(
-            "{what} must be JSON data (dict, list, str, int, float, bool, None): {error}"
-        ))
+    json_of(value, 0).map_err(|problem| match problem {
+        NotJson::Python(error) => error,
+        NotJson::Type(type_name) => PyTypeError::new_err(format!(
+            "{what} must be JSON data (dict with str keys, list, tuple, str, int, float, bool, \
+             None), but holds a value of type {type_name}"
+        )),
+        NotJson::Key(type_name) => PyTypeError::new_err(format!(
+            "{what} must be JSON data, but holds a dict key of type {type_name}: keys must be str"
+        )),
+        NotJson::Float => PyValueError::new_err(format!(
+            "{what} must be JSON data, but holds a float that is not finite (nan or inf)"
+        )),
+        NotJson::Deep => PyValueError::new_err(format!(
+            "{what} nests deeper than {MAX_DEPTH} levels of dicts and lists"
+        )),
     })
 }
 
-/// JSON as the Python value of the same shape.
+/// Why a Python value is not JSON.
+enum NotJson {
+    Python(PyErr),
+    Type(String),
+    Key(String),
+    Float,
+    Deep,
+}
+
+impl From<PyErr> for NotJson {
+    fn from(error: PyErr) -> Self {
+        NotJson::Python(error)
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map_or_else(
+        |_| "value of unknown type".to_owned(),
+        |name| name.to_string(),
+    )
+}
+
+fn json_of(value: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(Value::String(text.to_cow()?.into_owned()));
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if value.is_instance_of::<PyInt>() {
+        if let Ok(number) = value.extract::<i64>() {
+            return Ok(Value::from(number));
+        }
+        if let Ok(number) = value.extract::<u64>() {
+            return Ok(Value::from(number));
+        }
+        // Beyond 64 bits, as serde_json reads such a number in text: the nearest float.
+        let number = value.extract::<f64>()?;
+        return serde_json::Number::from_f64(number)
+            .map(Value::Number)
+            .ok_or(NotJson::Float);
+    }
+    if let Ok(number) = value.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(number.value())
+            .map(Value::Number)
+            .ok_or(NotJson::Float);
+    }
+    if depth >= MAX_DEPTH {
+        return Err(NotJson::Deep);
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let key = match key.cast::<PyString>() {
+                Ok(key) => key.to_cow()?.into_owned(),
+                Err(_) => return Err(NotJson::Key(type_name(&key))),
+            };
+            map.insert(key, json_of(&item, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(list) = value.cast::<PyList>() {
+        return list
+            .iter()
+            .map(|item| json_of(&item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    if let Ok(tuple) = value.cast::<PyTuple>() {
+        return tuple
+            .iter()
+            .map(|item| json_of(&item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    Err(NotJson::Type(type_name(value)))
+}
+
+/// JSON as the Python value of the same shape (objects as dicts in their order, arrays as
+/// lists).
 fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    pythonize::pythonize(py, value)
-        .map_err(|error| PyValueError::new_err(format!("cannot convert to Python: {error}")))
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        Value::Number(number) => {
+            if let Some(int) = number.as_i64() {
+                int.into_pyobject(py)?.into_any()
+            } else if let Some(int) = number.as_u64() {
+                int.into_pyobject(py)?.into_any()
+            } else {
+                number
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    .into_pyobject(py)?
+                    .into_any()
+            }
+        }
+        Value::String(text) => PyString::new(py, text).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_python(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, to_python(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
 }
 
 /// `text` as Python writes a string literal (`'it\\'s'`).
