@@ -1,0 +1,25 @@
+"""The examples in the package's docstring and in its README run as written."""
+
+import contextlib
+import doctest
+import io
+import re
+from pathlib import Path
+
+import submit_result
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_module_docstring_example():
+    failures, tried = doctest.testmod(submit_result)
+    assert tried > 0 and failures == 0
+
+
+def test_the_readme_example_prints_what_it_says():
+    [code] = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, str(README), "exec"), {})
+    assert printed.getvalue().startswith(
+        "Accepted(response={'answer': '42'}, recovery='stringified'")
