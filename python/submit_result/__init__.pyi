@@ -4,9 +4,6 @@ from ._submit_result import (
     DEFAULT_TOOL_NAME as DEFAULT_TOOL_NAME,
     Accepted as Accepted,
     BuildError as BuildError,
-    Cause as Cause,
-    ErrorClass as ErrorClass,
-    Provider as Provider,
     Recovery as Recovery,
     Rejected as Rejected,
     SubmitTool as SubmitTool,
@@ -14,4 +11,15 @@ from ._submit_result import (
 )
 
 PROVIDERS: tuple[str, str, str, str]
-__all__: list[str]
+__all__ = [
+    "Accepted",
+    "BuildError",
+    "DEFAULT_PAYLOAD_FIELD",
+    "DEFAULT_SUCCESS_MESSAGE",
+    "DEFAULT_TOOL_NAME",
+    "PROVIDERS",
+    "Recovery",
+    "Rejected",
+    "SubmitTool",
+    "UnknownProviderError",
+]

@@ -1,8 +1,8 @@
-from typing import Any, Generic, Literal, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
+from typing import Any, Generic, Literal, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union, final, overload
 
-Provider = Literal["claude", "gemini", "openai-chat", "openai-responses"]
-ErrorClass = Literal["parameter", "payload"]
-Cause = Literal[
+_Provider = Literal["claude", "gemini", "openai-chat", "openai-responses"]
+_ErrorClass = Literal["parameter", "payload"]
+_Cause = Literal[
     "undecodable_arguments",
     "absent_or_mistyped",
     "stringified_declined",
@@ -11,7 +11,7 @@ Cause = Literal[
     "truncated_call",
 ]
 
-R = TypeVar("R")
+_R = TypeVar("_R")
 
 DEFAULT_TOOL_NAME: str
 DEFAULT_PAYLOAD_FIELD: str
@@ -23,6 +23,7 @@ class BuildError(ValueError):
 class UnknownProviderError(ValueError):
     """A provider name that is not one of the four."""
 
+@final
 class Recovery:
     """One recovery that applied to an accepted submit."""
 
@@ -34,13 +35,14 @@ class Recovery:
     def format(self) -> Optional[str]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
-class Accepted(Generic[R]):
+@final
+class Accepted(Generic[_R]):
     """An accepted submit."""
 
     @property
     def accepted(self) -> Literal[True]: ...
     @property
-    def response(self) -> R: ...
+    def response(self) -> _R: ...
     @property
     def reasoning(self) -> str: ...
     @property
@@ -51,15 +53,16 @@ class Accepted(Generic[R]):
     def tool_result(self) -> dict[str, Any]: ...
     def __bool__(self) -> Literal[True]: ...
 
+@final
 class Rejected:
     """A rejected submit."""
 
     @property
     def accepted(self) -> Literal[False]: ...
     @property
-    def error_class(self) -> ErrorClass: ...
+    def error_class(self) -> _ErrorClass: ...
     @property
-    def cause(self) -> Optional[Cause]: ...
+    def cause(self) -> Optional[_Cause]: ...
     @property
     def message(self) -> str: ...
     @property
@@ -68,12 +71,13 @@ class Rejected:
     def tool_result(self) -> dict[str, Any]: ...
     def __bool__(self) -> Literal[False]: ...
 
-class SubmitTool(Generic[R]):
+@final
+class SubmitTool(Generic[_R]):
     """A terminal submit tool for a JSON Schema payload, or a Pydantic model's."""
 
     @overload
-    def __init__(
-        self: "SubmitTool[dict[str, Any]]",
+    def __new__(
+        cls,
         schema: Mapping[str, Any],
         *,
         name: Optional[str] = None,
@@ -83,13 +87,13 @@ class SubmitTool(Generic[R]):
         success: Optional[str] = None,
         flat: bool = False,
         omit_reasoning: bool = False,
-        omit_fields: Sequence[str] = (),
+        omit_fields: Optional[Sequence[str]] = None,
         strict: bool = False,
-    ) -> None: ...
+    ) -> "SubmitTool[dict[str, Any]]": ...
     @overload
-    def __init__(
-        self: "SubmitTool[R]",
-        schema: Type[R],
+    def __new__(
+        cls,
+        schema: Type[_R],
         *,
         name: Optional[str] = None,
         description: Optional[str] = None,
@@ -98,16 +102,16 @@ class SubmitTool(Generic[R]):
         success: Optional[str] = None,
         flat: bool = False,
         omit_reasoning: bool = False,
-        omit_fields: Sequence[str] = (),
+        omit_fields: Optional[Sequence[str]] = None,
         strict: bool = False,
-    ) -> None: ...
+    ) -> "SubmitTool[_R]": ...
     @classmethod
     def from_tag(
         cls,
         tag: str,
         schema: Union[Mapping[str, Any], Type[Any]],
         *,
-        omit_fields: Sequence[str] = (),
+        omit_fields: Optional[Sequence[str]] = None,
         strict: bool = False,
     ) -> "SubmitTool[Any]": ...
     @property
@@ -128,14 +132,14 @@ class SubmitTool(Generic[R]):
     def omit_fields(self) -> Tuple[str, ...]: ...
     @property
     def payload_schema(self) -> dict[str, Any]: ...
-    def definition(self, provider: Provider) -> dict[str, Any]: ...
+    def definition(self, provider: _Provider) -> dict[str, Any]: ...
     def handle(
         self,
-        provider: Provider,
+        provider: _Provider,
         call: Mapping[str, Any],
         *,
         finish_reason: Optional[str] = None,
-    ) -> Union[Accepted[R], Rejected, None]:
+    ) -> Union[Accepted[_R], Rejected, None]:
         """Handles a call in ``provider``'s shape. ``None`` only for a
         ``multi_tool_use.parallel`` call with no entry naming this tool."""
     def handle_text(
@@ -143,5 +147,17 @@ class SubmitTool(Generic[R]):
         text: str,
         *,
         finish_reason: Optional[str] = None,
-        provider: Optional[Provider] = None,
-    ) -> Union[Accepted[R], Rejected, None]: ...
+        provider: Optional[_Provider] = None,
+    ) -> Union[Accepted[_R], Rejected, None]: ...
+
+__all__ = [
+    "SubmitTool",
+    "Accepted",
+    "Rejected",
+    "Recovery",
+    "BuildError",
+    "UnknownProviderError",
+    "DEFAULT_TOOL_NAME",
+    "DEFAULT_PAYLOAD_FIELD",
+    "DEFAULT_SUCCESS_MESSAGE",
+]
