@@ -140,6 +140,21 @@ fn json_of(value: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
     Err(NotJson::Type(type_name(value)))
 }
 
+/// A call as a provider's SDK gives it, as the JSON of its wire shape: an SDK object (a
+/// Pydantic model: Anthropic's `ToolUseBlock`, OpenAI's Chat tool call and Responses
+/// `ResponseFunctionToolCall`, google-genai's `FunctionCall` or `Part`) is dumped as the SDK
+/// would send it (`model_dump(mode="json", by_alias=True)`); anything else is taken as it is.
+fn sdk_call<'py>(call: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if call.is_instance_of::<PyDict>() || !call.hasattr("model_dump")? {
+        return Ok(call.clone());
+    }
+    let py = call.py();
+    let options = PyDict::new(py);
+    options.set_item("mode", "json")?;
+    options.set_item("by_alias", true)?;
+    call.call_method("model_dump", (), Some(&options))
+}
+
 /// JSON as the Python value of the same shape (objects as dicts in their order, arrays as
 /// lists).
 fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -486,7 +501,7 @@ impl SubmitTool {
         finish_reason: Option<&str>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let provider = self::provider(provider)?;
-        let call = to_json(call, "call")?;
+        let call = to_json(&sdk_call(call)?, "call")?;
         let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
         let outcome = py.detach(|| match provider.read_call(&call) {
             // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that

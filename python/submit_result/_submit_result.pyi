@@ -1,4 +1,18 @@
-from typing import Any, Generic, Literal, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union, final, overload
+from typing import (
+    Any,
+    Generic,
+    Literal,
+    Mapping,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    final,
+    overload,
+)
 
 _Provider = Literal["claude", "gemini", "openai-chat", "openai-responses"]
 _ErrorClass = Literal["parameter", "payload"]
@@ -12,6 +26,13 @@ _Cause = Literal[
 ]
 
 _R = TypeVar("_R")
+
+class _SdkCall(Protocol):
+    """A provider SDK's call object (a Pydantic model): Anthropic ``ToolUseBlock``, OpenAI's
+    Chat tool call or Responses ``ResponseFunctionToolCall``, google-genai ``FunctionCall`` or
+    ``Part``."""
+
+    def model_dump(self, *, mode: str = ..., by_alias: bool = ...) -> Any: ...
 
 DEFAULT_TOOL_NAME: str
 DEFAULT_PAYLOAD_FIELD: str
@@ -136,7 +157,7 @@ class SubmitTool(Generic[_R]):
     def handle(
         self,
         provider: _Provider,
-        call: Mapping[str, Any],
+        call: Union[Mapping[str, Any], _SdkCall],
         *,
         finish_reason: Optional[str] = None,
     ) -> Union[Accepted[_R], Rejected, None]:
