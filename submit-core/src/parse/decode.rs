@@ -16,6 +16,7 @@ use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
 use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
+use crate::tool::FromValue;
 
 /// What step 7 needs of the tool.
 pub(crate) struct Decode<'t> {
@@ -44,6 +45,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
     tool: &Decode<'_>,
     payload: Payload<'_, R>,
     applied: &mut Vec<Recovery>,
+    from_value: FromValue<R>,
 ) -> Result<R, SubmitError> {
     let payload = match payload {
         Payload::Decoded(response) => return Ok(response),
@@ -54,7 +56,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
     } else {
         payload
     };
-    let error = match attempt(tool, &payload) {
+    let error = match attempt(tool, &payload, from_value) {
         Ok(response) => return Ok(response),
         Err(error) if error.class() == ErrorClass::Payload => error,
         Err(other) => return Err(other),
@@ -72,7 +74,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
     let Some((mended, changes)) = values::repaired(&payload, tool.schema, top) else {
         return Err(error);
     };
-    let response = attempt(tool, &Json::Owned(mended)).map_err(|_| error)?;
+    let response = attempt(tool, &Json::Owned(mended), from_value).map_err(|_| error)?;
     for (kind, pointers) in [
         (RecoveryKind::StringifiedValue, changes.stringified),
         (RecoveryKind::EnumCase, changes.folded),
@@ -85,9 +87,13 @@ pub(crate) fn decode<R: DeserializeOwned>(
 }
 
 /// One decode (or validation) of the payload.
-fn attempt<R: DeserializeOwned>(tool: &Decode<'_>, payload: &Json<'_>) -> Result<R, SubmitError> {
+fn attempt<R: DeserializeOwned>(
+    tool: &Decode<'_>,
+    payload: &Json<'_>,
+    from_value: FromValue<R>,
+) -> Result<R, SubmitError> {
     match tool.validator {
-        Some(validator) => validated(validator, payload),
+        Some(validator) => validated(validator, payload, from_value),
         None => deserialize(payload),
     }
 }
@@ -123,10 +129,13 @@ fn failed(error: &serde_json::Error) -> String {
     format!("failed to decode payload: {text}")
 }
 
-/// Full validation against the document's schema, naming the first failing JSON pointer.
-fn validated<R: DeserializeOwned>(
+/// Full validation against the document's schema, naming the first failing JSON pointer. The
+/// validated value becomes the response through `from_value`: a payload parsed here is moved,
+/// not copied.
+fn validated<R>(
     validator: &jsonschema::Validator,
     payload: &Json<'_>,
+    from_value: FromValue<R>,
 ) -> Result<R, SubmitError> {
     let value: Cow<'_, Value> = match payload {
         Json::Value(value) => Cow::Borrowed(*value),
@@ -145,7 +154,7 @@ fn validated<R: DeserializeOwned>(
             error.instance_path().as_str()
         )));
     }
-    R::deserialize(value.as_ref()).map_err(|error| SubmitError::payload(failed(&error)))
+    from_value(value.into_owned()).map_err(|error| SubmitError::payload(failed(&error)))
 }
 
 fn is_optional(properties: &[Property], name: &str) -> bool {

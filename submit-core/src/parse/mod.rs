@@ -52,6 +52,7 @@ use crate::error::SubmitError;
 use crate::options::Options;
 use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
+use crate::tool::FromValue;
 
 /// What the parsing rules read of a built tool: its options and what it computed once from
 /// the payload schema.
@@ -77,10 +78,14 @@ impl Parser<'_> {
     /// Parses a call's arguments. `found` records where a call was found when the model did
     /// not make it as a call (written as text, or an entry of an invented wrapper): it is
     /// recorded first, and every rule applies after it.
+    ///
+    /// `from_value` makes the response of a payload validated as JSON (a tool built from a
+    /// JSON Schema document).
     pub(crate) fn parse<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
         found: Option<Recovery>,
+        from_value: FromValue<R>,
     ) -> Result<Accepted<R>, SubmitError> {
         let options = self.options;
         let field = &*options.payload_field_name;
@@ -181,7 +186,7 @@ impl Parser<'_> {
             schema: self.payload_schema,
             flat: options.flat_payload,
         };
-        let response = decode::decode(&decode, located.payload, &mut applied)?;
+        let response = decode::decode(&decode, located.payload, &mut applied, from_value)?;
 
         // 8. Accept. A recovered reasoning is usually a prefix of the argument: cut it in place.
         let replacement = located.reasoning.map(|text| match text {

@@ -685,8 +685,8 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
             let reference_parser = without_fast_paths(tool.parser());
             let as_value = Value::String(text.clone());
             for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-                let with = parser.parse::<Value>(arguments, None);
-                let reference = reference_parser.parse::<Value>(arguments, None);
+                let with = parser.parse(arguments, None, tool.from_value);
+                let reference = reference_parser.parse(arguments, None, tool.from_value);
                 if let Some(difference) = difference(&with, &reference) {
                     return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
                 }
@@ -712,8 +712,8 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
         count_in_place::<Typed>(&text, false, &accepted, &handed_over);
         let as_value = Value::String(text.clone());
         for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-            let with = parser.parse::<Typed>(arguments, None);
-            let reference = reference_parser.parse::<Typed>(arguments, None);
+            let with = parser.parse(arguments, None, tool.from_value);
+            let reference = reference_parser.parse(arguments, None, tool.from_value);
             if let Some(difference) = difference(&with, &reference) {
                 return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
             }
