@@ -5,6 +5,14 @@
 //! The Python package `submit_result` re-exports everything here; its `__init__.pyi` is the
 //! typed surface.
 
+/// The extension's own allocations (the parsed JSON, its validation) through mimalloc:
+/// a call's many small maps and strings cost less to make and free than with the C library's
+/// allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+mod batch;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -158,38 +166,94 @@ fn sdk_call<'py>(call: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// JSON as the Python value of the same shape (objects as dicts in their order, arrays as
 /// lists).
 fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
-        Value::Number(number) => {
-            if let Some(int) = number.as_i64() {
-                int.into_pyobject(py)?.into_any()
-            } else if let Some(int) = number.as_u64() {
-                int.into_pyobject(py)?.into_any()
-            } else {
-                number
-                    .as_f64()
-                    .unwrap_or(f64::NAN)
-                    .into_pyobject(py)?
-                    .into_any()
+    Builder {
+        py,
+        keys: Vec::new(),
+    }
+    .value(value)
+}
+
+/// How many distinct member names one conversion keeps as Python strings to reuse.
+const KEPT_KEYS: usize = 64;
+
+/// Builds Python values from JSON. A payload repeats its member names (an array of objects
+/// names the same members in each), so each distinct name becomes one Python string, made and
+/// hashed once and shared by every dict that has it, as `json.loads` shares them.
+struct Builder<'py, 'v> {
+    py: Python<'py>,
+    keys: Vec<(&'v str, Bound<'py, PyString>)>,
+}
+
+impl<'py, 'v> Builder<'py, 'v> {
+    fn value(&mut self, value: &'v Value) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match value {
+            Value::Null => py.None().into_bound(py),
+            Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+            Value::Number(number) => {
+                if let Some(int) = number.as_i64() {
+                    int.into_pyobject(py)?.into_any()
+                } else if let Some(int) = number.as_u64() {
+                    int.into_pyobject(py)?.into_any()
+                } else {
+                    number
+                        .as_f64()
+                        .unwrap_or(f64::NAN)
+                        .into_pyobject(py)?
+                        .into_any()
+                }
             }
-        }
-        Value::String(text) => PyString::new(py, text).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_python(py, item)?)?;
+            Value::String(text) => PyString::new(py, text).into_any(),
+            Value::Array(items) => {
+                let items = items
+                    .iter()
+                    .map(|item| self.value(item))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
             }
-            list.into_any()
-        }
-        Value::Object(map) => {
-            let dict = PyDict::new(py);
-            for (key, item) in map {
-                dict.set_item(key, to_python(py, item)?)?;
+            Value::Object(map) => {
+                let dict = PyDict::new(py);
+                for (key, item) in map {
+                    let key = self.key(key);
+                    dict.set_item(key, self.value(item)?)?;
+                }
+                dict.into_any()
             }
-            dict.into_any()
+        })
+    }
+
+    /// The Python string of a member name: the one made before, or a new one.
+    fn key(&mut self, name: &'v str) -> Bound<'py, PyString> {
+        if let Some((_, key)) = self.keys.iter().find(|(kept, _)| *kept == name) {
+            return key.clone();
         }
-    })
+        let key = PyString::new(self.py, name);
+        if self.keys.len() < KEPT_KEYS {
+            self.keys.push((name, key.clone()));
+        }
+        key
+    }
+}
+
+/// A batch's accepted rows through a Pydantic model's own validation, as `handle` validates
+/// a response: each response becomes the JSON of the model instance, and a response the model
+/// refuses becomes a payload rejection.
+fn validate_rows(model: &Bound<'_, PyAny>, rows: &mut [batch::Row]) -> PyResult<()> {
+    let py = model.py();
+    for row in rows.iter_mut() {
+        let batch::Row::Accepted { response, .. } = row else {
+            continue;
+        };
+        match model.call_method1("model_validate_json", (response.as_str(),)) {
+            Ok(instance) => *response = instance.call_method0("model_dump_json")?.extract()?,
+            Err(error) if error.is_instance_of::<PyValueError>(py) => {
+                let message = format!("failed to decode payload: {}", error.value(py));
+                *row = batch::Row::Rejected(submit_core::SubmitError::payload(message));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 /// `text` as Python writes a string literal (`'it\\'s'`).
@@ -296,6 +360,22 @@ fn field_names(fields: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 }
 
 impl SubmitTool {
+    /// Handles a call in `provider`'s shape. A `multi_tool_use.parallel` call: its one entry of
+    /// the tool is handled as that call; none when no entry names the tool.
+    fn dispatch(
+        &self,
+        provider: Provider,
+        call: &Value,
+        end: StopReason,
+    ) -> Option<Outcome<Value>> {
+        match provider.read_call(call) {
+            Ok(read) if read.name == Some(PARALLEL_WRAPPER) => {
+                self.tool.handle_parallel(read.arguments, end)
+            }
+            _ => Some(self.tool.handle_in_turn(provider, call, end)),
+        }
+    }
+
     fn build(schema: &Bound<'_, PyAny>, options: Options) -> PyResult<Self> {
         let (document, model) = schema_of(schema)?;
         let tool = CoreTool::from_json_schema(document, options).map_err(build_error)?;
@@ -503,15 +583,89 @@ impl SubmitTool {
         let provider = self::provider(provider)?;
         let call = to_json(&sdk_call(call)?, "call")?;
         let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-        let outcome = py.detach(|| match provider.read_call(&call) {
-            // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that
-            // call; none when no entry names the tool.
-            Ok(read) if read.name == Some(PARALLEL_WRAPPER) => {
-                self.tool.handle_parallel(read.arguments, end)
-            }
-            _ => Some(self.tool.handle_in_turn(provider, &call, end)),
-        });
+        let outcome = py.detach(|| self.dispatch(provider, &call, end));
         outcome.map(|outcome| self.outcome(py, outcome)).transpose()
+    }
+
+    /// Handles a column of calls in one pass, without holding the interpreter's lock: `calls`
+    /// is an Arrow array of strings (pyarrow's, or any library's that exports the Arrow
+    /// PyCapsule interface), each the JSON text of a call in `provider`'s shape; the answer is
+    /// a `pyarrow.StructArray` of the same length with the columns `accepted`, `response` (the
+    /// response as JSON text), `reasoning`, `recoveries` (their kinds), `error_class`, `cause`
+    /// and `message`. A null call, or a `multi_tool_use.parallel` call with no entry of this
+    /// tool, gives a null row; text that is no JSON is rejected as undecodable.
+    /// `finish_reasons`, when given, is a string array of the same length: each row's finish
+    /// reason in the provider's spelling.
+    #[pyo3(signature = (provider, calls, *, finish_reasons=None))]
+    fn handle_batch<'py>(
+        &self,
+        py: Python<'py>,
+        provider: &str,
+        calls: pyo3_arrow::PyArray,
+        finish_reasons: Option<pyo3_arrow::PyArray>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let provider = self::provider(provider)?;
+        let (calls, _) = calls.into_inner();
+        let texts = batch::texts(calls.as_ref())?;
+        let reasons = finish_reasons.map(|reasons| reasons.into_inner().0);
+        let reasons = match &reasons {
+            Some(array) => {
+                let reasons = batch::texts(array.as_ref())?;
+                if reasons.len() != texts.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "finish_reasons has {} rows and calls {}: give one finish reason (or \
+                         null) for each call",
+                        reasons.len(),
+                        texts.len()
+                    )));
+                }
+                reasons
+            }
+            None => vec![None; texts.len()],
+        };
+        let bytes = texts.iter().flatten().map(|text| text.len()).sum::<usize>();
+        let outcome = |(text, reason): (&Option<&str>, &Option<&str>)| {
+            let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
+            text.map(|text| match batch::call_of(text) {
+                Ok(call) => self.dispatch(provider, &call, end),
+                Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+            })
+            .flatten()
+        };
+        let array = match &self.model {
+            // Each outcome goes straight into the columns.
+            None => py.detach(|| {
+                let mut columns = batch::Columns::with_capacity(texts.len(), bytes);
+                let mut scratch = Vec::new();
+                for row in texts.iter().zip(&reasons) {
+                    columns.push_outcome(outcome(row), &mut scratch);
+                }
+                columns.finish()
+            }),
+            // The accepted responses go through the model's own validation first, which
+            // needs the interpreter.
+            Some(model) => {
+                let mut rows = py.detach(|| {
+                    texts
+                        .iter()
+                        .zip(&reasons)
+                        .map(|row| batch::Row::of(outcome(row)))
+                        .collect::<Vec<_>>()
+                });
+                validate_rows(model.bind(py), &mut rows)?;
+                py.detach(|| {
+                    let mut columns = batch::Columns::with_capacity(rows.len(), bytes);
+                    for row in &rows {
+                        columns.push(row);
+                    }
+                    columns.finish()
+                })
+            }
+        };
+        let array = array.map_err(batch::arrow_error)?;
+        let exported = pyo3_arrow::PyArray::from_array_ref(array);
+        let pyarrow = exported.to_pyarrow(py)?.unbind();
+        Ok(pyarrow.into_bound(py))
     }
 
     /// Reads a model's visible text turn for a call of this tool written as text (a chat
