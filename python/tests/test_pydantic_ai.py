@@ -38,6 +38,7 @@ from submit_result import SubmitTool
 from submit_result.pydantic_ai import PARALLEL_WRAPPER, SubmitOutput
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pydantic_ai_agent.py"
+BENCH = Path(__file__).resolve().parents[1] / "benches" / "pydantic_ai_outcomes.py"
 
 REAL_CASES = [vector for vector in VECTORS if "source" in vector]
 
@@ -371,3 +372,21 @@ def test_the_example_runs(capsys):
     runpy.run_path(str(EXAMPLE), run_name="__main__")
     printed = capsys.readouterr().out
     assert "committed:" in printed and "retried with:" in printed
+
+
+def test_the_comparison_with_pydantic_ai_alone_runs(capsys):
+    pytest.importorskip("jsonschema")  # PydanticAI's own JSON Schema validation, for the plain agent
+    bench = runpy.run_path(str(BENCH))
+    bench["main"]()
+    printed = capsys.readouterr().out
+    rows = {}
+    for line in printed.splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) == 6 and cells[1] == "ours":
+            rows[len(rows)] = cells[2:]
+    # ours: every accepted case committed with the expected value, every other one retried
+    accepted, rejected, no_call, total = (rows[index] for index in range(4))
+    assert accepted[1:] == ["0", "0", "0"] and accepted[0] != "0"
+    assert rejected[0] == rejected[1] == rejected[3] == "0"
+    assert no_call[0] == no_call[1] == no_call[3] == "0"
+    assert int(total[0]) + int(total[2]) == len(REAL_CASES)
