@@ -55,11 +55,11 @@ try:
     from pydantic_ai.models import ModelRequestContext
     from pydantic_ai.output import OutputContext
     from pydantic_ai.tools import RunContext, ToolDefinition
-except ImportError as error:  # pragma: no cover - only without PydanticAI
+except ImportError as _missing:  # pragma: no cover - only without PydanticAI
     raise ImportError(
         "submit_result.pydantic_ai needs PydanticAI: "
         "pip install 'submit-result[pydantic-ai]' (or pydantic-ai-slim)"
-    ) from error
+    ) from _missing
 
 from ._submit_result import Accepted, Rejected, SubmitTool
 
