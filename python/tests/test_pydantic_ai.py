@@ -12,6 +12,7 @@ the corpus finds no call of the tool is left to PydanticAI, whose own retry asks
 
 import asyncio
 import doctest
+import re
 import runpy
 from pathlib import Path
 
@@ -61,6 +62,22 @@ def first_turn(tool, vector):
         part = TextPart(vector["text"])
     assert vector.get("stop") is None, "a real case cut off at the output limit: map its stop"
     return ModelResponse(parts=[part])
+
+
+def parser_outcome(tool, vector):
+    """The outcome of `vector`'s call through the Python API directly."""
+    if "arguments_text" in vector:
+        return tool.handle("openai-chat", {"id": CALL_ID, "type": "function", "function": {
+            "name": tool.name, "arguments": vector["arguments_text"]}})
+    if "arguments" in vector:
+        return tool.handle("claude", {"type": "tool_use", "id": CALL_ID, "name": tool.name,
+                                      "input": vector["arguments"]})
+    if "call" in vector:
+        return tool.handle("claude", vector["call"])
+    if "wrapper" in vector:
+        return tool.handle("claude", {"type": "tool_use", "id": CALL_ID,
+                                      "name": PARALLEL_WRAPPER, "input": vector["wrapper"]})
+    return tool.handle_text(vector["text"])
 
 
 def instance(schema):
@@ -171,6 +188,7 @@ def test_real_case(vector):
         assert part in content
     if "error" in expected:
         assert content == expected["error"]
+    assert content == parser_outcome(tool, vector).message
     assert result.output == payload
 
 
@@ -390,3 +408,11 @@ def test_the_comparison_with_pydantic_ai_alone_runs(capsys):
     assert rejected[0] == rejected[1] == rejected[3] == "0"
     assert no_call[0] == no_call[1] == no_call[3] == "0"
     assert int(total[0]) + int(total[2]) == len(REAL_CASES)
+
+
+def test_the_readme_section_prints_what_it_says(capsys):
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    [code] = [block for block in re.findall(r"```python\n(.*?)```", readme.read_text("utf-8"), re.S)
+              if "submit_result.pydantic_ai" in block]
+    exec(compile(code, str(readme), "exec"), {})
+    assert capsys.readouterr().out == "Verdict(verdict='pass', score=9)\n"
