@@ -17,7 +17,7 @@ def test_the_module_docstring_example():
 
 
 def test_the_readme_example_prints_what_it_says():
-    [code] = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    code = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)[0]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(code, str(README), "exec"), {})
