@@ -13,6 +13,19 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, SubmitError};
 
+/// An Arrow array from any object that exports one through the Arrow PyCapsule interface
+/// (`__arrow_c_array__`); `what` names the argument in the error.
+pub(crate) fn arrow_array(value: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayRef> {
+    if !value.hasattr("__arrow_c_array__")? {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an Arrow array of strings (a pyarrow.Array, or any library's array \
+             with __arrow_c_array__), got {}; pyarrow.array(...) makes one from a list",
+            value.get_type().name()?
+        )));
+    }
+    Ok(value.extract::<pyo3_arrow::PyArray>()?.into_inner().0)
+}
+
 /// The calls of a batch: each row's text, or `None` for a null row.
 pub(crate) fn texts(array: &dyn Array) -> PyResult<Vec<Option<&str>>> {
     if let Some(strings) = array.as_string_opt::<i32>() {

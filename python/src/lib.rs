@@ -14,7 +14,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod batch;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyModuleNotFoundError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
@@ -601,13 +601,15 @@ impl SubmitTool {
         &self,
         py: Python<'py>,
         provider: &str,
-        calls: pyo3_arrow::PyArray,
-        finish_reasons: Option<pyo3_arrow::PyArray>,
+        calls: &Bound<'py, PyAny>,
+        finish_reasons: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let provider = self::provider(provider)?;
-        let (calls, _) = calls.into_inner();
+        let calls = batch::arrow_array(calls, "calls")?;
         let texts = batch::texts(calls.as_ref())?;
-        let reasons = finish_reasons.map(|reasons| reasons.into_inner().0);
+        let reasons = finish_reasons
+            .map(|reasons| batch::arrow_array(reasons, "finish_reasons"))
+            .transpose()?;
         let reasons = match &reasons {
             Some(array) => {
                 let reasons = batch::texts(array.as_ref())?;
@@ -664,7 +666,16 @@ impl SubmitTool {
         };
         let array = array.map_err(batch::arrow_error)?;
         let exported = pyo3_arrow::PyArray::from_array_ref(array);
-        let pyarrow = exported.to_pyarrow(py)?.unbind();
+        let pyarrow = match exported.to_pyarrow(py) {
+            Ok(pyarrow) => pyarrow.unbind(),
+            Err(error) if error.is_instance_of::<PyModuleNotFoundError>(py) => {
+                return Err(PyModuleNotFoundError::new_err(
+                    "handle_batch answers a pyarrow.StructArray, and pyarrow is not installed: \
+                     pip install 'submit-result[arrow]'",
+                ))
+            }
+            Err(error) => return Err(error),
+        };
         Ok(pyarrow.into_bound(py))
     }
 

@@ -34,6 +34,12 @@ class _SdkCall(Protocol):
 
     def model_dump(self, *, mode: str = ..., by_alias: bool = ...) -> Any: ...
 
+class _ArrowArray(Protocol):
+    """An Arrow array exported through the Arrow PyCapsule interface (``pyarrow.Array``, and
+    the arrays of other Arrow libraries)."""
+
+    def __arrow_c_array__(self, requested_schema: Any = ..., /) -> Tuple[Any, Any]: ...
+
 DEFAULT_TOOL_NAME: str
 DEFAULT_PAYLOAD_FIELD: str
 DEFAULT_SUCCESS_MESSAGE: str
@@ -170,6 +176,17 @@ class SubmitTool(Generic[_R]):
         finish_reason: Optional[str] = None,
         provider: Optional[_Provider] = None,
     ) -> Union[Accepted[_R], Rejected, None]: ...
+    def handle_batch(
+        self,
+        provider: _Provider,
+        calls: _ArrowArray,
+        *,
+        finish_reasons: Optional[_ArrowArray] = None,
+    ) -> Any:
+        """Handles a column of calls (an Arrow string array, each row a call's JSON text) in
+        one pass without the interpreter's lock; returns a ``pyarrow.StructArray`` with the
+        columns ``accepted``, ``response`` (JSON text), ``reasoning``, ``recoveries``,
+        ``error_class``, ``cause`` and ``message``."""
 
 __all__ = [
     "SubmitTool",
