@@ -103,9 +103,16 @@ def main():
             1,
             rounds=3,
         )
+        _, single = side_by_side(
+            lambda: None,
+            lambda: tool.handle_batch("openai-chat", calls, threads=1),
+            1,
+            rounds=3,
+        )
         print(f"{args.batch:,} calls of {len(small)} bytes")
-        print(f"loop of handle:              {loop * 1e3:9.1f} ms")
+        print(f"loop of json.loads + handle: {loop * 1e3:9.1f} ms")
         print(f"handle_batch:                {batch * 1e3:9.1f} ms  ({loop / batch:.1f}x faster, goal >= 5x)")
+        print(f"handle_batch, threads=1:     {single * 1e3:9.1f} ms  ({loop / single:.1f}x faster)")
 
 
 if __name__ == "__main__":

@@ -251,6 +251,71 @@ impl Columns {
     }
 }
 
+/// The fewest rows a thread of a batch handles: enough that the thread outweighs its start.
+const CHUNK: usize = 2048;
+
+/// How many threads a batch runs on (`None`: one per core).
+pub(crate) fn threads(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
+        Some(0) => Err(PyValueError::new_err(
+            "threads must be at least 1 (or None for one thread per core)",
+        )),
+        Some(threads) => Ok(threads),
+    }
+}
+
+/// `work` on each chunk of `rows`, in order, on up to `threads` threads (the calling thread
+/// and scoped threads started for this batch): one chunk per thread, of at least [`CHUNK`]
+/// rows. Each chunk's columns are copied once more when the chunks are joined, so fewer,
+/// larger chunks make less memory to fill.
+pub(crate) fn map_chunks<T, U, F>(threads: usize, rows: &[T], work: F) -> Vec<U>
+where
+    T: Sync,
+    U: Send,
+    F: Fn(&[T]) -> U + Sync,
+{
+    let size = rows.len().div_ceil(threads.max(1)).max(CHUNK);
+    let mut chunks = rows.chunks(size);
+    let Some(first) = chunks.next() else {
+        return Vec::new();
+    };
+    let work = &work;
+    std::thread::scope(|scope| {
+        let started: Vec<_> = chunks
+            .map(|chunk| scope.spawn(move || work(chunk)))
+            .collect();
+        let mut done = vec![work(first)];
+        for thread in started {
+            match thread.join() {
+                Ok(chunk) => done.push(chunk),
+                // A panic in a chunk is the parser's bug; it reaches the caller as one.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done
+    })
+}
+
+/// The struct array of the chunks `work` builds, one after the other.
+pub(crate) fn in_chunks<T, F>(threads: usize, rows: &[T], work: F) -> Result<ArrayRef, ArrowError>
+where
+    T: Sync,
+    F: Fn(&[T]) -> Result<ArrayRef, ArrowError> + Sync,
+{
+    let chunks = map_chunks(threads, rows, work)
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    match chunks.as_slice() {
+        [] => Columns::with_capacity(0, 0).finish(),
+        [one] => Ok(Arc::clone(one)),
+        many => {
+            let many: Vec<&dyn Array> = many.iter().map(|chunk| chunk.as_ref()).collect();
+            arrow_select::concat::concat(&many)
+        }
+    }
+}
+
 /// An Arrow error as Python's `ValueError`.
 pub(crate) fn arrow_error(error: ArrowError) -> PyErr {
     PyValueError::new_err(format!("the outcome column could not be built: {error}"))

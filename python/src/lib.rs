@@ -596,13 +596,18 @@ impl SubmitTool {
     /// tool, gives a null row; text that is no JSON is rejected as undecodable.
     /// `finish_reasons`, when given, is a string array of the same length: each row's finish
     /// reason in the provider's spelling.
-    #[pyo3(signature = (provider, calls, *, finish_reasons=None))]
+    ///
+    /// The rows are handled on up to `threads` threads (by default one per core, each with at
+    /// least 2,048 rows); `threads=1` keeps the batch on the calling thread, for an engine
+    /// that already runs a worker per core.
+    #[pyo3(signature = (provider, calls, *, finish_reasons=None, threads=None))]
     fn handle_batch<'py>(
         &self,
         py: Python<'py>,
         provider: &str,
         calls: &Bound<'py, PyAny>,
         finish_reasons: Option<&Bound<'py, PyAny>>,
+        threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let provider = self::provider(provider)?;
         let calls = batch::arrow_array(calls, "calls")?;
@@ -625,38 +630,43 @@ impl SubmitTool {
             }
             None => vec![None; texts.len()],
         };
-        let bytes = texts.iter().flatten().map(|text| text.len()).sum::<usize>();
-        let outcome = |(text, reason): (&Option<&str>, &Option<&str>)| {
+        let threads = batch::threads(threads)?;
+        let rows: Vec<(Option<&str>, Option<&str>)> = texts.into_iter().zip(reasons).collect();
+        let outcome = |(text, reason): &(Option<&str>, Option<&str>)| {
             let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-            text.map(|text| match batch::call_of(text) {
+            text.and_then(|text| match batch::call_of(text) {
                 Ok(call) => self.dispatch(provider, &call, end),
                 Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
             })
-            .flatten()
         };
         let array = match &self.model {
-            // Each outcome goes straight into the columns.
+            // Each outcome goes straight into its chunk's columns.
             None => py.detach(|| {
-                let mut columns = batch::Columns::with_capacity(texts.len(), bytes);
-                let mut scratch = Vec::new();
-                for row in texts.iter().zip(&reasons) {
-                    columns.push_outcome(outcome(row), &mut scratch);
-                }
-                columns.finish()
+                batch::in_chunks(threads, &rows, |chunk| {
+                    let bytes = chunk.iter().filter_map(|row| row.0).map(str::len).sum();
+                    let mut columns = batch::Columns::with_capacity(chunk.len(), bytes);
+                    let mut scratch = Vec::new();
+                    for row in chunk {
+                        columns.push_outcome(outcome(row), &mut scratch);
+                    }
+                    columns.finish()
+                })
             }),
             // The accepted responses go through the model's own validation first, which
             // needs the interpreter.
             Some(model) => {
-                let mut rows = py.detach(|| {
-                    texts
-                        .iter()
-                        .zip(&reasons)
-                        .map(|row| batch::Row::of(outcome(row)))
-                        .collect::<Vec<_>>()
+                let chunks = py.detach(|| {
+                    batch::map_chunks(threads, &rows, |chunk| {
+                        chunk
+                            .iter()
+                            .map(|row| batch::Row::of(outcome(row)))
+                            .collect::<Vec<_>>()
+                    })
                 });
+                let mut rows: Vec<batch::Row> = chunks.into_iter().flatten().collect();
                 validate_rows(model.bind(py), &mut rows)?;
                 py.detach(|| {
-                    let mut columns = batch::Columns::with_capacity(rows.len(), bytes);
+                    let mut columns = batch::Columns::with_capacity(rows.len(), 0);
                     for row in &rows {
                         columns.push(row);
                     }

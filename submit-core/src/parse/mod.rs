@@ -90,9 +90,10 @@ impl Parser<'_> {
         let options = self.options;
         let field = &*options.payload_field_name;
         let decodes_text = self.decodes_text();
-        let in_place = decodes_text.then_some(InPlace {
+        let in_place = (decodes_text || self.reads_json_in_place()).then_some(InPlace {
             payload: field,
             reasoning: !options.omit_reasoning,
+            as_json: !decodes_text,
         });
         let mut applied: Vec<Recovery> = found.into_iter().collect();
         // Text that a rule for the arguments as a whole read an object out of.
@@ -217,6 +218,17 @@ impl Parser<'_> {
         }
         let options = self.options;
         !options.flat_payload && !options.strict && self.validator.is_none()
+    }
+
+    /// Whether a tool built from a JSON Schema document reads its nested payload in place as
+    /// JSON (validated at step 7), without strict mode's `null` removal first.
+    fn reads_json_in_place(&self) -> bool {
+        #[cfg(test)]
+        if !self.fast_paths {
+            return false;
+        }
+        let options = self.options;
+        !options.flat_payload && !options.strict && self.validator.is_some()
     }
 
     /// The advertised parameters, as the rules for the arguments as a whole read them.
