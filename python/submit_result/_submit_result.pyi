@@ -182,11 +182,13 @@ class SubmitTool(Generic[_R]):
         calls: _ArrowArray,
         *,
         finish_reasons: Optional[_ArrowArray] = None,
+        threads: Optional[int] = None,
     ) -> Any:
         """Handles a column of calls (an Arrow string array, each row a call's JSON text) in
-        one pass without the interpreter's lock; returns a ``pyarrow.StructArray`` with the
-        columns ``accepted``, ``response`` (JSON text), ``reasoning``, ``recoveries``,
-        ``error_class``, ``cause`` and ``message``."""
+        one pass without the interpreter's lock, on up to ``threads`` threads (one per core by
+        default); returns a ``pyarrow.StructArray`` with the columns ``accepted``,
+        ``response`` (JSON text), ``reasoning``, ``recoveries``, ``error_class``, ``cause`` and
+        ``message``."""
 
 __all__ = [
     "SubmitTool",

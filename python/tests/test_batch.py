@@ -189,3 +189,31 @@ def test_the_interpreter_runs_other_threads_while_a_batch_runs():
     # it ends; released, this thread ticks all through it.
     middle = [t for t in ticks if start + (end - start) / 3 < t < end - (end - start) / 3]
     assert middle, "no tick of this thread in the middle third of the batch"
+
+
+def test_the_rows_keep_their_order_on_any_number_of_threads():
+    tool = SubmitTool(SCHEMA)
+    texts = []
+    for n in range(7000):
+        if n % 11 == 0:
+            texts.append(None)
+        elif n % 7 == 0:
+            texts.append(json.dumps(chat_call(f'{{"reasoning": "r{n}", "result": "nope"}}')))
+        else:
+            texts.append(json.dumps(chat_call(json.dumps(
+                {"reasoning": f"r{n}", "result": {"answer": str(n)}}))))
+    calls = pa.array(texts)
+    one = tool.handle_batch("openai-chat", calls, threads=1).to_pylist()
+    for n, row in enumerate(one):
+        if texts[n] is None:
+            assert row is None
+        elif n % 7 == 0:
+            assert row["accepted"] is False
+        else:
+            assert row["reasoning"] == f"r{n}"
+            assert json.loads(row["response"]) == {"answer": str(n)}
+    assert tool.handle_batch("openai-chat", calls).to_pylist() == one
+    assert tool.handle_batch("openai-chat", calls, threads=3).to_pylist() == one
+    assert tool.handle_batch("openai-chat", pa.array([], type=pa.string())).to_pylist() == []
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        tool.handle_batch("openai-chat", calls, threads=0)
