@@ -63,7 +63,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         Some(match found.read(&parser) {
             Ok(arguments) => {
                 let recorded = Recovery::call_in_text(found.format());
-                match parser.parse(Arguments::Text(&arguments), Some(recorded)) {
+                match parser.parse(Arguments::Text(&arguments), Some(recorded), self.from_value) {
                     Ok(accepted) => Outcome::Accepted(accepted),
                     Err(error) => self.reject(error),
                 }
@@ -108,7 +108,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             return self.reject(stop::truncated(self.name(), arguments));
         }
         let recorded = Recovery::new(RecoveryKind::ParallelWrapper);
-        match self.parser().parse(arguments, Some(recorded)) {
+        match self.parser().parse(arguments, Some(recorded), self.from_value) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }

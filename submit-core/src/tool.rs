@@ -1,6 +1,5 @@
 //! `SubmitTool<R>`: built once, definitions cached, handles calls.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -23,14 +22,19 @@ use crate::trace::Trace;
 /// provider definitions once; cloning it is cheap.
 pub struct SubmitTool<R> {
     pub(crate) inner: Arc<Inner>,
-    _response: PhantomData<fn() -> R>,
+    /// The response from a validated JSON payload: serde's decode, or for a tool built from a
+    /// JSON Schema document (whose response is that JSON) the payload itself, moved.
+    pub(crate) from_value: FromValue<R>,
 }
+
+/// How a validated JSON payload becomes the response.
+pub(crate) type FromValue<R> = fn(Value) -> Result<R, serde_json::Error>;
 
 impl<R> Clone for SubmitTool<R> {
     fn clone(&self) -> Self {
         SubmitTool {
             inner: Arc::clone(&self.inner),
-            _response: PhantomData,
+            from_value: self.from_value,
         }
     }
 }
@@ -65,7 +69,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     pub(crate) fn from_inner(inner: Inner) -> Self {
         SubmitTool {
             inner: Arc::new(inner),
-            _response: PhantomData,
+            from_value: serde_json::from_value::<R>,
         }
     }
 
@@ -247,7 +251,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle_arguments(&self, arguments: Arguments<'_>) -> Outcome<R> {
-        match self.parser().parse(arguments, None) {
+        match self.parser().parse(arguments, None, self.from_value) {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }
@@ -419,7 +423,10 @@ impl SubmitTool<Value> {
             .unwrap_or("Payload")
             .to_owned();
         let inner = build(options, &schema, &root_name, Some(validator))?;
-        Ok(SubmitTool::from_inner(inner))
+        Ok(SubmitTool {
+            inner: Arc::new(inner),
+            from_value: Ok,
+        })
     }
 }
 

@@ -163,6 +163,9 @@ impl<'a> Member<'a> {
 pub(crate) struct InPlace<'t> {
     pub(crate) payload: &'t str,
     pub(crate) reasoning: bool,
+    /// The payload object is read as JSON, to be validated at step 7 (a tool built from a JSON
+    /// Schema document), instead of decoded into the response type.
+    pub(crate) as_json: bool,
 }
 
 /// What step 1 read: the arguments object, and what its fast path read in place.
@@ -190,6 +193,8 @@ impl<'a, R> Read<'a, R> {
 pub(crate) enum PayloadRead<'a, R> {
     /// An object, decoded into the response type.
     Decoded(R),
+    /// An object, read as JSON for step 7 to validate.
+    Json(Value),
     /// A string, its content unescaped.
     String(Cow<'a, str>),
 }
@@ -328,7 +333,10 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for InPlaceReader<'_, R> {
                 return Err(serde::de::Error::custom("a member appears twice"));
             }
             if key == self.names.payload {
-                read.payload = map.next_value_seed(PayloadInPlace(PhantomData))?;
+                read.payload = map.next_value_seed(PayloadInPlace {
+                    as_json: self.names.as_json,
+                    response: PhantomData,
+                })?;
             } else if self.names.reasoning && key == REASONING {
                 read.reasoning = Some(map.next_value::<CowStr<'de>>()?.0);
             } else {
@@ -342,9 +350,12 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for InPlaceReader<'_, R> {
     }
 }
 
-/// The payload read in place: an object decoded into the response type, a string's content,
-/// or `null` (`None`); anything else gives up.
-struct PayloadInPlace<R>(PhantomData<fn() -> R>);
+/// The payload read in place: an object decoded into the response type (or read as JSON), a
+/// string's content, or `null` (`None`); anything else gives up.
+struct PayloadInPlace<R> {
+    as_json: bool,
+    response: PhantomData<fn() -> R>,
+}
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for PayloadInPlace<R> {
     type Value = Option<PayloadRead<'de, R>>;
@@ -362,7 +373,13 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for PayloadInPlace<R> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Ok(Some(PayloadRead::Decoded(decode_map(map, None)?)))
+        // As JSON, a member repeated at any depth gives up (the general reading then rejects or
+        // reads it): the value read here is the one the text holds.
+        Ok(Some(if self.as_json {
+            PayloadRead::Json(Visitor::visit_map(super::values::Unique, map)?)
+        } else {
+            PayloadRead::Decoded(decode_map(map, None)?)
+        }))
     }
 
     fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
@@ -536,6 +553,7 @@ mod fast_path_tests {
         let names = InPlace {
             payload: field,
             reasoning: !omit_reasoning,
+            as_json: false,
         };
         read_in_place(text, names)
     }
@@ -548,7 +566,7 @@ mod fast_path_tests {
                 response,
                 read.reasoning.map(Cow::into_owned).unwrap_or_default(),
             )),
-            PayloadRead::String(_) => None,
+            PayloadRead::String(_) | PayloadRead::Json(_) => None,
         }
     }
 

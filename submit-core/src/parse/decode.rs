@@ -16,6 +16,7 @@ use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
 use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
+use crate::tool::FromValue;
 
 /// What step 7 needs of the tool.
 pub(crate) struct Decode<'t> {
@@ -44,6 +45,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
     tool: &Decode<'_>,
     payload: Payload<'_, R>,
     applied: &mut Vec<Recovery>,
+    from_value: FromValue<R>,
 ) -> Result<R, SubmitError> {
     let payload = match payload {
         Payload::Decoded(response) => return Ok(response),
@@ -54,10 +56,10 @@ pub(crate) fn decode<R: DeserializeOwned>(
     } else {
         payload
     };
-    let error = match attempt(tool, &payload) {
+    let (error, payload) = match attempt(tool, payload, from_value) {
         Ok(response) => return Ok(response),
-        Err(error) if error.class() == ErrorClass::Payload => error,
-        Err(other) => return Err(other),
+        Err((error, Some(payload))) if error.class() == ErrorClass::Payload => (error, payload),
+        Err((other, _)) => return Err(other),
     };
     // The properties a flat payload's own rule replaced are not walked into.
     let replaced: Vec<String> = applied
@@ -72,7 +74,7 @@ pub(crate) fn decode<R: DeserializeOwned>(
     let Some((mended, changes)) = values::repaired(&payload, tool.schema, top) else {
         return Err(error);
     };
-    let response = attempt(tool, &Json::Owned(mended)).map_err(|_| error)?;
+    let response = attempt(tool, Json::Owned(mended), from_value).map_err(|_| error)?;
     for (kind, pointers) in [
         (RecoveryKind::StringifiedValue, changes.stringified),
         (RecoveryKind::EnumCase, changes.folded),
@@ -84,11 +86,20 @@ pub(crate) fn decode<R: DeserializeOwned>(
     Ok(response)
 }
 
-/// One decode (or validation) of the payload.
-fn attempt<R: DeserializeOwned>(tool: &Decode<'_>, payload: &Json<'_>) -> Result<R, SubmitError> {
+/// One decode (or validation) of the payload. A rejection hands the payload back for the walk
+/// of values at depth (`None` when it was spent).
+#[allow(
+    clippy::result_large_err,
+    reason = "the payload is handed back by value on a rejection, which is not the hot path"
+)]
+fn attempt<'a, R: DeserializeOwned>(
+    tool: &Decode<'_>,
+    payload: Json<'a>,
+    from_value: FromValue<R>,
+) -> Result<R, (SubmitError, Option<Json<'a>>)> {
     match tool.validator {
-        Some(validator) => validated(validator, payload),
-        None => deserialize(payload),
+        Some(validator) => validated(validator, payload, from_value),
+        None => deserialize(&payload).map_err(|error| (error, Some(payload))),
     }
 }
 
@@ -123,29 +134,58 @@ fn failed(error: &serde_json::Error) -> String {
     format!("failed to decode payload: {text}")
 }
 
-/// Full validation against the document's schema, naming the first failing JSON pointer.
-fn validated<R: DeserializeOwned>(
+/// Full validation against the document's schema, naming the first failing JSON pointer. The
+/// validated value becomes the response through `from_value`: a payload parsed here or before
+/// is moved, not copied.
+#[allow(
+    clippy::result_large_err,
+    reason = "the payload is handed back by value on a rejection, which is not the hot path"
+)]
+fn validated<'a, R>(
     validator: &jsonschema::Validator,
-    payload: &Json<'_>,
-) -> Result<R, SubmitError> {
-    let value: Cow<'_, Value> = match payload {
-        Json::Value(value) => Cow::Borrowed(*value),
-        Json::Owned(value) => Cow::Borrowed(value),
-        Json::Text(text) => Cow::Owned(checked::<Value>(text)?),
-        Json::Members(members) => Cow::Owned(Value::Object(
-            members
-                .iter()
-                .map(|(name, value)| ((*name).to_owned(), (*value).clone()))
-                .collect(),
-        )),
+    payload: Json<'a>,
+    from_value: FromValue<R>,
+) -> Result<R, (SubmitError, Option<Json<'a>>)> {
+    let invalid = |value: &Value| {
+        validator.validate(value).err().map(|error| {
+            SubmitError::payload(format!(
+                "failed to decode payload: at {:?}: {error}",
+                error.instance_path().as_str()
+            ))
+        })
     };
-    if let Err(error) = validator.validate(&value) {
-        return Err(SubmitError::payload(format!(
-            "failed to decode payload: at {:?}: {error}",
-            error.instance_path().as_str()
-        )));
-    }
-    R::deserialize(value.as_ref()).map_err(|error| SubmitError::payload(failed(&error)))
+    let value = match payload {
+        Json::Value(value) => match invalid(value) {
+            Some(error) => return Err((error, Some(payload))),
+            None => value.clone(),
+        },
+        Json::Owned(value) => match invalid(&value) {
+            Some(error) => return Err((error, Some(Json::Owned(value)))),
+            None => value,
+        },
+        // A payload that fails is handed back as its text: the walk of values at depth reads
+        // the text itself (declining a member repeated at any depth).
+        Json::Text(text) => match checked::<Value>(&text) {
+            Err(error) => return Err((error, Some(Json::Text(text)))),
+            Ok(value) => match invalid(&value) {
+                Some(error) => return Err((error, Some(Json::Text(text)))),
+                None => value,
+            },
+        },
+        Json::Members(members) => {
+            let value = Value::Object(
+                members
+                    .iter()
+                    .map(|(name, value)| ((*name).to_owned(), (*value).clone()))
+                    .collect(),
+            );
+            match invalid(&value) {
+                Some(error) => return Err((error, Some(Json::Members(members)))),
+                None => value,
+            }
+        }
+    };
+    from_value(value).map_err(|error| (SubmitError::payload(failed(&error)), None))
 }
 
 fn is_optional(properties: &[Property], name: &str) -> bool {

@@ -52,6 +52,7 @@ use crate::error::SubmitError;
 use crate::options::Options;
 use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
+use crate::tool::FromValue;
 
 /// What the parsing rules read of a built tool: its options and what it computed once from
 /// the payload schema.
@@ -77,17 +78,22 @@ impl Parser<'_> {
     /// Parses a call's arguments. `found` records where a call was found when the model did
     /// not make it as a call (written as text, or an entry of an invented wrapper): it is
     /// recorded first, and every rule applies after it.
+    ///
+    /// `from_value` makes the response of a payload validated as JSON (a tool built from a
+    /// JSON Schema document).
     pub(crate) fn parse<R: DeserializeOwned>(
         &self,
         arguments: Arguments<'_>,
         found: Option<Recovery>,
+        from_value: FromValue<R>,
     ) -> Result<Accepted<R>, SubmitError> {
         let options = self.options;
         let field = &*options.payload_field_name;
         let decodes_text = self.decodes_text();
-        let in_place = decodes_text.then_some(InPlace {
+        let in_place = (decodes_text || self.reads_json_in_place()).then_some(InPlace {
             payload: field,
             reasoning: !options.omit_reasoning,
+            as_json: !decodes_text,
         });
         let mut applied: Vec<Recovery> = found.into_iter().collect();
         // Text that a rule for the arguments as a whole read an object out of.
@@ -181,7 +187,7 @@ impl Parser<'_> {
             schema: self.payload_schema,
             flat: options.flat_payload,
         };
-        let response = decode::decode(&decode, located.payload, &mut applied)?;
+        let response = decode::decode(&decode, located.payload, &mut applied, from_value)?;
 
         // 8. Accept. A recovered reasoning is usually a prefix of the argument: cut it in place.
         let replacement = located.reasoning.map(|text| match text {
@@ -212,6 +218,17 @@ impl Parser<'_> {
         }
         let options = self.options;
         !options.flat_payload && !options.strict && self.validator.is_none()
+    }
+
+    /// Whether a tool built from a JSON Schema document reads its nested payload in place as
+    /// JSON (validated at step 7), without strict mode's `null` removal first.
+    fn reads_json_in_place(&self) -> bool {
+        #[cfg(test)]
+        if !self.fast_paths {
+            return false;
+        }
+        let options = self.options;
+        !options.flat_payload && !options.strict && self.validator.is_some()
     }
 
     /// The advertised parameters, as the rules for the arguments as a whole read them.

@@ -82,6 +82,9 @@ pub(crate) fn locate<'a, R: DeserializeOwned>(
         Some(PayloadRead::Decoded(response)) => {
             return Ok(Located::direct(Payload::Decoded(response)))
         }
+        Some(PayloadRead::Json(value)) => {
+            return Ok(Located::direct(Payload::Json(Json::Owned(value))))
+        }
         Some(PayloadRead::String(text)) => return stringified(field, text, decodes_text),
         None => {}
     }

@@ -617,6 +617,46 @@ fn any_call_text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A tool built from a JSON Schema document, its payload `analysis`: it reads its payload in
+/// place as JSON and validates it at step 7.
+fn document_tool(schema: Value) -> SubmitTool<Value> {
+    SubmitTool::from_json_schema(schema, Options::new().payload_field_name("analysis"))
+        .expect("the document tool builds")
+}
+
+#[test]
+fn a_document_tool_reads_the_payload_in_place_as_the_text_holds_it() {
+    let tool = document_tool(json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+    let parser = tool.parser();
+    let reference_parser = without_fast_paths(tool.parser());
+    for text in [
+        r#"{"reasoning":"r","analysis":{"n":1,"tags":["a"]}}"#,
+        // A member repeated at depth: the in-place read gives up, the general reading decides.
+        r#"{"reasoning":"r","analysis":{"a":{"x":1,"x":2},"n":3}}"#,
+        r#"{"reasoning":"r","analysis":{"a":{"x":1,"x":2},"n":"3"}}"#,
+        // A value at depth mended at step 7.
+        r#"{"reasoning":"r","analysis":{"n":"3"}}"#,
+        r#"{"reasoning":"r","analysis":{"n":1,"n":2}}"#,
+        r#"{"reasoning":"r","analysis":{"n":1.5}}"#,
+    ] {
+        let with = parser.parse(Arguments::Text(text), None, tool.from_value);
+        let reference = reference_parser.parse(Arguments::Text(text), None, tool.from_value);
+        assert_eq!(difference(&with, &reference), None, "{text}");
+    }
+    let read = read_in_place::<Value>(
+        r#"{"reasoning":"r","analysis":{"n":1}}"#,
+        InPlace {
+            payload: "analysis",
+            reasoning: true,
+            as_json: true,
+        },
+    );
+    assert!(matches!(
+        read.and_then(|read| read.payload),
+        Some(PayloadRead::Json(value)) if value == json!({"n": 1})
+    ));
+}
+
 /// Where two outcomes of the same call differ, if they do.
 fn difference<R: PartialEq + std::fmt::Debug>(
     with: &Result<Accepted<R>, SubmitError>,
@@ -647,6 +687,7 @@ fn count_in_place<R: serde::de::DeserializeOwned>(
     let names = InPlace {
         payload: "analysis",
         reasoning: !omit_reasoning,
+        as_json: false,
     };
     match read_in_place::<R>(text, names).map(|read| read.payload) {
         Some(Some(PayloadRead::Decoded(_))) => decoded.fetch_add(1, Ordering::Relaxed),
@@ -678,6 +719,9 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
             TestTool::new("analysis")
                 .options(|o| o.omit_reasoning(true))
                 .build(),
+            document_tool(json!({"type": "object"})),
+            document_tool(json!({"type": "object", "properties": {"summary": {"type": "string"}},
+                "required": ["summary"]})),
         ] {
             let parser = tool.parser();
             let omit_reasoning = parser.options.omit_reasoning;
@@ -685,8 +729,8 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
             let reference_parser = without_fast_paths(tool.parser());
             let as_value = Value::String(text.clone());
             for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-                let with = parser.parse::<Value>(arguments, None);
-                let reference = reference_parser.parse::<Value>(arguments, None);
+                let with = parser.parse(arguments, None, tool.from_value);
+                let reference = reference_parser.parse(arguments, None, tool.from_value);
                 if let Some(difference) = difference(&with, &reference) {
                     return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
                 }
@@ -712,8 +756,8 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
         count_in_place::<Typed>(&text, false, &accepted, &handed_over);
         let as_value = Value::String(text.clone());
         for arguments in [Arguments::Text(&text), Arguments::Value(&as_value)] {
-            let with = parser.parse::<Typed>(arguments, None);
-            let reference = reference_parser.parse::<Typed>(arguments, None);
+            let with = parser.parse(arguments, None, tool.from_value);
+            let reference = reference_parser.parse(arguments, None, tool.from_value);
             if let Some(difference) = difference(&with, &reference) {
                 return Err(TestCaseError::fail(format!("{text:?}: {difference}")));
             }

@@ -221,7 +221,7 @@ fn push_escaped(pointer: &mut String, segment: &str) {
 }
 
 /// A JSON value decoded from text, refusing any object that names a member twice.
-struct Unique;
+pub(crate) struct Unique;
 
 impl<'de> DeserializeSeed<'de> for Unique {
     type Value = Value;
