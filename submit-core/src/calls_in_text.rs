@@ -108,7 +108,10 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             return self.reject(stop::truncated(self.name(), arguments));
         }
         let recorded = Recovery::new(RecoveryKind::ParallelWrapper);
-        match self.parser().parse(arguments, Some(recorded), self.from_value) {
+        match self
+            .parser()
+            .parse(arguments, Some(recorded), self.from_value)
+        {
             Ok(accepted) => Outcome::Accepted(accepted),
             Err(error) => self.reject(error),
         }

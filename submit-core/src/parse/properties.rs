@@ -720,8 +720,10 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
                 .options(|o| o.omit_reasoning(true))
                 .build(),
             document_tool(json!({"type": "object"})),
-            document_tool(json!({"type": "object", "properties": {"summary": {"type": "string"}},
-                "required": ["summary"]})),
+            document_tool(
+                json!({"type": "object", "properties": {"summary": {"type": "string"}},
+                "required": ["summary"]}),
+            ),
         ] {
             let parser = tool.parser();
             let omit_reasoning = parser.options.omit_reasoning;
