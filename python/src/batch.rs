@@ -26,8 +26,9 @@ pub(crate) fn arrow_array(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Arra
     Ok(value.extract::<pyo3_arrow::PyArray>()?.into_inner().0)
 }
 
-/// The calls of a batch: each row's text, or `None` for a null row.
-pub(crate) fn texts(array: &dyn Array) -> PyResult<Vec<Option<&str>>> {
+/// The rows of a string array (`what` names it in the error): each row's text, or `None` for
+/// a null row.
+pub(crate) fn texts<'a>(array: &'a dyn Array, what: &str) -> PyResult<Vec<Option<&'a str>>> {
     if let Some(strings) = array.as_string_opt::<i32>() {
         return Ok(strings.iter().collect());
     }
@@ -38,8 +39,8 @@ pub(crate) fn texts(array: &dyn Array) -> PyResult<Vec<Option<&str>>> {
         return Ok(strings.iter().collect());
     }
     Err(PyTypeError::new_err(format!(
-        "calls must be an Arrow array of strings (utf8, large_utf8 or utf8_view), each a call's \
-         JSON text; got an array of {}",
+        "{what} must be an Arrow array of strings (utf8, large_utf8 or utf8_view); got an array \
+         of {}",
         array.data_type()
     )))
 }

@@ -611,13 +611,13 @@ impl SubmitTool {
     ) -> PyResult<Bound<'py, PyAny>> {
         let provider = self::provider(provider)?;
         let calls = batch::arrow_array(calls, "calls")?;
-        let texts = batch::texts(calls.as_ref())?;
+        let texts = batch::texts(calls.as_ref(), "calls")?;
         let reasons = finish_reasons
             .map(|reasons| batch::arrow_array(reasons, "finish_reasons"))
             .transpose()?;
         let reasons = match &reasons {
             Some(array) => {
-                let reasons = batch::texts(array.as_ref())?;
+                let reasons = batch::texts(array.as_ref(), "finish_reasons")?;
                 if reasons.len() != texts.len() {
                     return Err(PyValueError::new_err(format!(
                         "finish_reasons has {} rows and calls {}: give one finish reason (or \

@@ -135,6 +135,9 @@ def test_finish_reasons_mark_calls_cut_off_at_the_output_limit():
     assert answered[0]["accepted"] is True
     assert answered[1]["cause"] == "truncated_call"
     assert answered[2]["cause"] == "undecodable_arguments"
+    with pytest.raises(TypeError, match=r"finish_reasons must be an Arrow array of strings .*"
+                                        r"got an array of Int64"):
+        tool.handle_batch("openai-chat", pa.array([clean]), finish_reasons=pa.array([1]))
     with pytest.raises(ValueError, match="finish_reasons has 1 rows and calls 2"):
         tool.handle_batch("openai-chat", pa.array([clean, clean]),
                           finish_reasons=pa.array(["stop"]))
