@@ -72,9 +72,10 @@ impl Row {
     pub(crate) fn of(outcome: Option<Outcome<Value>>) -> Row {
         match outcome {
             None => Row::None,
-            Some(Outcome::Accepted(accepted)) => match serde_json::to_string(&accepted.response) {
+            Some(Outcome::Accepted(accepted)) => match written(&accepted.response, &mut Vec::new())
+            {
                 Ok(response) => Row::Accepted {
-                    response,
+                    response: response.to_owned(),
                     recoveries: accepted
                         .recoveries
                         .iter()
@@ -82,14 +83,26 @@ impl Row {
                         .collect(),
                     reasoning: accepted.reasoning,
                 },
-                // A JSON value always serializes; kept as a rejection rather than a panic.
-                Err(error) => Row::Rejected(SubmitError::payload(format!(
-                    "failed to decode payload: {error}"
-                ))),
+                Err(error) => Row::Rejected(error),
             },
             Some(Outcome::Rejected(rejected)) => Row::Rejected(rejected.error),
         }
     }
+}
+
+/// `response` as JSON text, written into `scratch`. A JSON value always serializes, as UTF-8;
+/// a failure is kept as a rejection rather than a panic.
+fn written<'s>(response: &Value, scratch: &'s mut Vec<u8>) -> Result<&'s str, SubmitError> {
+    scratch.clear();
+    let text = match serde_json::to_writer(&mut *scratch, response) {
+        Ok(()) => std::str::from_utf8(scratch).map_err(|error| error.to_string()),
+        Err(error) => Err(error.to_string()),
+    };
+    text.map_err(|why| {
+        SubmitError::payload(format!(
+            "failed to decode payload: the response could not be written as JSON: {why}"
+        ))
+    })
 }
 
 /// The columns of the struct array `handle_batch` returns, in order.
@@ -190,32 +203,13 @@ impl Columns {
     pub(crate) fn push_outcome(&mut self, outcome: Option<Outcome<Value>>, scratch: &mut Vec<u8>) {
         match outcome {
             None => self.push_none(),
-            Some(Outcome::Accepted(accepted)) => {
-                scratch.clear();
-                let written = serde_json::to_writer(&mut *scratch, &accepted.response);
-                match (written, std::str::from_utf8(scratch)) {
-                    (Ok(()), Ok(response)) => {
-                        let kinds = accepted.recoveries.iter().map(|rule| rule.kind.as_str());
-                        self.accepted.append_value(true);
-                        self.response.append_value(response);
-                        self.reasoning.append_value(&accepted.reasoning);
-                        for kind in kinds {
-                            self.recoveries.values().append_value(kind);
-                        }
-                        self.recoveries.append(true);
-                        self.error_class.append_null();
-                        self.cause.append_null();
-                        self.message.append_null();
-                        self.valid.push(true);
-                    }
-                    // A JSON value always serializes, as UTF-8; kept as a rejection rather
-                    // than a panic.
-                    _ => self.push_rejected(&SubmitError::payload(
-                        "failed to decode payload: the response could not be written as JSON"
-                            .to_owned(),
-                    )),
+            Some(Outcome::Accepted(accepted)) => match written(&accepted.response, scratch) {
+                Ok(response) => {
+                    let kinds = accepted.recoveries.iter().map(|rule| rule.kind.as_str());
+                    self.push_accepted(response, &accepted.reasoning, kinds);
                 }
-            }
+                Err(error) => self.push_rejected(&error),
+            },
             Some(Outcome::Rejected(rejected)) => self.push_rejected(&rejected.error),
         }
     }

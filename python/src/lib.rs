@@ -235,6 +235,12 @@ impl<'py, 'v> Builder<'py, 'v> {
     }
 }
 
+/// The payload error of a response the schema passed and the Pydantic model's own validation
+/// (a validator the schema does not carry) refused, as a Rust type's failed decode is one.
+fn refused_by_model(py: Python<'_>, error: &PyErr) -> submit_core::SubmitError {
+    submit_core::SubmitError::payload(format!("failed to decode payload: {}", error.value(py)))
+}
+
 /// A batch's accepted rows through a Pydantic model's own validation, as `handle` validates
 /// a response: each response becomes the JSON of the model instance, and a response the model
 /// refuses becomes a payload rejection.
@@ -247,8 +253,7 @@ fn validate_rows(model: &Bound<'_, PyAny>, rows: &mut [batch::Row]) -> PyResult<
         match model.call_method1("model_validate_json", (response.as_str(),)) {
             Ok(instance) => *response = instance.call_method0("model_dump_json")?.extract()?,
             Err(error) if error.is_instance_of::<PyValueError>(py) => {
-                let message = format!("failed to decode payload: {}", error.value(py));
-                *row = batch::Row::Rejected(submit_core::SubmitError::payload(message));
+                *row = batch::Row::Rejected(refused_by_model(py, &error));
             }
             Err(error) => return Err(error),
         }
@@ -394,12 +399,11 @@ impl SubmitTool {
                         // (a validator the schema does not carry): a payload error, as a Rust
                         // type's failed decode is.
                         Err(error) if error.is_instance_of::<PyValueError>(py) => {
-                            let message = format!("failed to decode payload: {}", error.value(py));
                             return self.outcome(
                                 py,
-                                Outcome::Rejected(submit_core::Rejected::new(
-                                    submit_core::SubmitError::payload(message),
-                                )),
+                                Outcome::Rejected(submit_core::Rejected::new(refused_by_model(
+                                    py, &error,
+                                ))),
                             );
                         }
                         Err(error) => return Err(error),
