@@ -58,12 +58,12 @@ def chat_call(arguments_text):
             "function": {"name": "submit_result", "arguments": arguments_text}}
 
 
-def side_by_side(first, second, number, rounds=7):
-    """The best time per run of each of two statements, timed in alternating rounds so that a
-    change in the machine's load reaches both alike."""
-    best = [float("inf"), float("inf")]
+def side_by_side(*statements, number, rounds=7):
+    """The best time per run of each statement, timed in alternating rounds so that a change in
+    the machine's load reaches them all alike."""
+    best = [float("inf")] * len(statements)
     for _ in range(rounds):
-        for i, statement in enumerate((first, second)):
+        for i, statement in enumerate(statements):
             best[i] = min(best[i], timeit.timeit(statement, number=number) / number)
     return best
 
@@ -84,7 +84,7 @@ def main():
     baseline, handle = side_by_side(
         lambda: json.loads(call["function"]["arguments"])["result"],
         lambda: tool.handle("openai-chat", call).response,
-        number,
+        number=number,
     )
     print(f"call arguments: {len(text):,} bytes")
     print(f"json.loads + payload member: {baseline * 1e6:9.2f} us")
@@ -97,16 +97,11 @@ def main():
             {"reasoning": "checked", "result": payload_of_size(200)})))
         texts = [small] * args.batch
         calls = pa.array(texts, type=pa.string())
-        loop, batch = side_by_side(
+        loop, batch, single = side_by_side(
             lambda: [tool.handle("openai-chat", json.loads(t)) for t in texts],
             lambda: tool.handle_batch("openai-chat", calls),
-            1,
-            rounds=3,
-        )
-        _, single = side_by_side(
-            lambda: None,
             lambda: tool.handle_batch("openai-chat", calls, threads=1),
-            1,
+            number=1,
             rounds=3,
         )
         print(f"{args.batch:,} calls of {len(small)} bytes")
