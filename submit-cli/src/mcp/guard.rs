@@ -25,7 +25,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::StreamableHttpService;
 use rmcp::ServerHandler;
@@ -33,7 +33,8 @@ use serde_json::Value;
 
 use super::access::{Auth, Origins, Refusal, TOKEN_ENV};
 use super::connections::{Connection, InFlight};
-use super::jsonrpc::{error, id_in};
+use super::envelope::{self, Cut};
+use super::jsonrpc::{self, error};
 
 /// A response as rmcp builds them.
 pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -168,11 +169,15 @@ async fn post<S: ServerHandler + Send + 'static>(
             );
         }
     };
-    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+    // A tools/call's argument text goes beside the message rmcp reads (see `envelope`).
+    let cut = std::str::from_utf8(&bytes).map_or(Cut::Whole, envelope::cut);
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(cut.message(&bytes)) {
         Ok(message) => message,
-        Err(wrong) => return not_a_message(&bytes, &wrong),
+        Err(wrong) => return not_a_message(cut.message(&bytes), &wrong),
     };
-    let request = Request::from_parts(parts, Full::new(bytes));
+    let mut parts = parts;
+    cut.mark_http(&mut parts.extensions, &bytes);
+    let request = Request::from_parts(parts, Full::new(cut.into_body(bytes)));
     let opens_a_session = !request.headers().contains_key(SESSION)
         && matches!(&message, ClientJsonRpcMessage::Request(r)
                     if matches!(r.request, ClientRequest::InitializeRequest(_)));
@@ -240,27 +245,20 @@ async fn delete<S: ServerHandler + Send + 'static>(
     response
 }
 
-/// The answer to a body that is not a JSON-RPC message.
+/// The answer to a body that is not a JSON-RPC message: as a line over standard input and
+/// output gets, with 400.
 fn not_a_message(bytes: &[u8], wrong: &serde_json::Error) -> HttpResponse {
-    let is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
-    let (code, id, text): (_, Option<RequestId>, _) = if is_json {
-        (
-            ErrorCode::INVALID_REQUEST,
-            id_in(bytes),
-            format!(
-                "invalid request: {wrong}; send one JSON-RPC 2.0 request, notification or \
-                 response as the body"
-            ),
-        )
-    } else {
-        (
-            ErrorCode::PARSE_ERROR,
-            None,
-            format!("parse error: {wrong}; send one JSON-RPC message as the body"),
-        )
-    };
     tracing::warn!(error = %wrong, "a body that is not a JSON-RPC message was answered 400");
-    json(StatusCode::BAD_REQUEST, &error(id.as_ref(), code, &text))
+    let answer = jsonrpc::not_a_message(bytes, wrong)
+        // A notification is answered too: HTTP answers every request.
+        .unwrap_or_else(|| {
+            error(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                &jsonrpc::invalid_request(wrong),
+            )
+        });
+    json(StatusCode::BAD_REQUEST, &answer)
 }
 
 /// The answer to a refused request.

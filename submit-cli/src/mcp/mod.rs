@@ -16,9 +16,15 @@
 //! origin (`access.rs`), checked with the limits before rmcp sees the request (`guard.rs`,
 //! `connections.rs`).
 //!
-//! MCP arguments arrive as a JSON object that rmcp has already decoded, so they are read as
-//! Anthropic's `input` is: a member sent twice has already lost one of its values, and the
-//! duplicate-member rejection cannot apply.
+//! rmcp reads each message's envelope; the text of a `tools/call`'s `arguments` is cut from the
+//! message's bytes as the client wrote them (`envelope.rs`) and handed to the parser's door as
+//! argument text, so a call gets `parse`'s verdict on the same text: a member sent twice is
+//! seen, a string is argument text encoded once, any other value gets the hint, and the
+//! envelope's nesting does not count against the payload's depth. Every verdict is a tool
+//! result (`isError: true` for a rejection); only a message that is not a `tools/call` of the
+//! served tool gets a JSON-RPC error. Served in a program of its own over another rmcp
+//! transport ([`SubmitServer::unrecorded`]), the server reads the arguments rmcp decoded, as
+//! Anthropic's `input` is read.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -33,7 +39,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use submit_core::{Arguments, Outcome, Provider, SubmitTool};
+use submit_core::{Arguments, Incoming, Outcome, Provider, SubmitTool};
 use tokio::sync::Mutex;
 
 use crate::args::McpArgs;
@@ -42,6 +48,7 @@ use crate::output::OutcomeView;
 
 mod access;
 mod connections;
+mod envelope;
 mod guard;
 mod http;
 mod jsonrpc;
@@ -237,7 +244,7 @@ impl SubmitServer {
     }
 
     /// Handles one submit: parse, gate, write, answer.
-    async fn submit(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
+    async fn submit(&self, sent: Sent<'_>) -> Result<CallToolResult, ErrorData> {
         let shared = &self.shared;
         let mut gate = shared.gate.lock().await;
         if gate.accepted {
@@ -247,11 +254,20 @@ impl SubmitServer {
                 json!({ "error": ALREADY_ACCEPTED }),
             ));
         }
-        let arguments = arguments.map(Value::Object);
-        let outcome = shared.tool.handle_arguments(match &arguments {
-            Some(value) => Arguments::Value(value),
-            None => Arguments::Missing,
-        });
+        let name = Some(shared.tool.name());
+        let incoming = match &sent {
+            Sent::Text(text) => Incoming::arguments_json(name, text),
+            Sent::Value(Some(value)) => Incoming::arguments(name, Arguments::Value(value)),
+            Sent::Value(None) => Incoming::arguments(name, Arguments::Missing),
+        };
+        let outcome = match shared.tool.receive(incoming) {
+            Ok(Some(outcome)) => outcome,
+            // Neither can happen for arguments called under the tool's own name (no tool is
+            // named `multi_tool_use.parallel`, the one name read as a wrapper); answered all the
+            // same.
+            Ok(None) => return Ok(not_read("no call of the tool was found in the arguments")),
+            Err(shape) => return Ok(not_read(&shape.to_string())),
+        };
         let accepted = match &outcome {
             Outcome::Rejected(rejected) => {
                 // The parser's own event has the trace text; this one says what was answered.
@@ -315,6 +331,22 @@ impl SubmitServer {
     }
 }
 
+/// The arguments of a `tools/call`, as the server got them.
+enum Sent<'a> {
+    /// The text cut from the message's bytes.
+    Text(&'a str),
+    /// The object rmcp decoded (`None`: no arguments), where no text was cut (a transport of
+    /// the embedding program's).
+    Value(Option<Value>),
+}
+
+/// A tool error for arguments the door could not read as a call, saying `why`.
+fn not_read(why: &str) -> CallToolResult {
+    let error = format!("failed to parse tool arguments: {why}");
+    tracing::info!(%error, "submit rejected");
+    tool_error(&error, json!({ "error": error }))
+}
+
 /// The tool as listed: name and description from the definition, `inputSchema` `schema`.
 fn listed_tool(tool: &SubmitTool<Value>, schema: JsonObject) -> Tool {
     let definition = tool.definition(Provider::Claude);
@@ -365,7 +397,7 @@ impl ServerHandler for SubmitServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = self.shared.tool.name();
         if request.name != name {
@@ -377,7 +409,12 @@ impl ServerHandler for SubmitServer {
                 None,
             ));
         }
-        self.submit(request.arguments).await.map(Into::into)
+        let text = envelope::beside::<envelope::ArgumentText>(&context).map(|text| text.text());
+        let sent = match &text {
+            Some(text) => Sent::Text(text),
+            None => Sent::Value(request.arguments.map(Value::Object)),
+        };
+        self.submit(sent).await.map(Into::into)
     }
 
     /// A request rmcp could not read as one of the protocol's: a `tools/…` request with
@@ -385,9 +422,18 @@ impl ServerHandler for SubmitServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method.as_str();
+        if let Some(envelope::RepeatedMember(member)) = envelope::beside(&context) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "malformed {method} params: `{}` appears twice; send each member once",
+                    member.escape_debug()
+                ),
+                None,
+            ));
+        }
         let malformed = match method {
             "tools/call" => request.params_as::<CallToolRequestParams>().err(),
             "tools/list" => request.params_as::<PaginatedRequestParams>().err(),
