@@ -1,5 +1,7 @@
 //! What every HTTP request passes before rmcp's streamable HTTP service handles it: its origin,
-//! its token, its body, the session cap, and a `DELETE` of a session that does not exist.
+//! its token, its body, the session cap, and a `DELETE` of a session that does not exist. A
+//! body read whole has a `tools/call`'s argument text cut from it (`super::envelope`): rmcp
+//! reads the rest, and the text goes beside it in the request's extensions.
 //!
 //! Where rmcp answers on its own, it answers differently from what the MCP transport asks, and
 //! cannot be configured otherwise (rmcp 3.11.0):
@@ -127,14 +129,14 @@ async fn answer<S: ServerHandler + Send + 'static>(
     }
 }
 
-/// A POST of JSON: its body read within the limits and checked to be a message, and the
-/// session cap for an `initialize`.
+/// A POST of JSON: its body read within the limits, a `tools/call`'s argument text cut from
+/// it, the rest checked to be a message, and the session cap for an `initialize`.
 async fn post<S: ServerHandler + Send + 'static>(
     inner: &StreamableHttpService<S, LocalSessionManager>,
     policy: &Policy,
     request: Request<Incoming>,
 ) -> HttpResponse {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let collected = tokio::time::timeout(
         policy.read_timeout,
         Limited::new(body, policy.max_body).collect(),
@@ -175,7 +177,6 @@ async fn post<S: ServerHandler + Send + 'static>(
         Ok(message) => message,
         Err(wrong) => return not_a_message(cut.message(&bytes), &wrong),
     };
-    let mut parts = parts;
     cut.mark_http(&mut parts.extensions, &bytes);
     let request = Request::from_parts(parts, Full::new(cut.into_body(bytes)));
     let opens_a_session = !request.headers().contains_key(SESSION)

@@ -129,19 +129,9 @@ fn init_logs() {
 
 /// Serves one session over standard input and output until the host closes it.
 async fn serve_stdio(server: SubmitServer) -> Result<(), CliError> {
-    let name = server.shared.tool.name().to_owned();
-    let transport = stdio::Stdio::start()
-        .map_err(|error| CliError::Mcp(format!("cannot read standard input: {error}")))?;
-    let running = server
-        .serve(transport)
+    server
+        .serve_lines(std::io::stdin(), tokio::io::stdout())
         .await
-        .map_err(|error| CliError::Mcp(format!("the session did not start: {error}")))?;
-    tracing::info!(tool = %name, "serving over standard input and output");
-    running
-        .waiting()
-        .await
-        .map_err(|error| CliError::Mcp(format!("the session failed: {error}")))?;
-    Ok(())
 }
 
 /// Where the first accepted result goes.
@@ -211,14 +201,71 @@ pub struct SubmitServer {
 
 impl SubmitServer {
     /// A server for `tool` that writes its accepted result nowhere and runs no validator, to
-    /// serve inside a program of your own over any rmcp transport (`rmcp::ServiceExt::serve`);
-    /// the fuzz target drives it this way.
+    /// serve inside a program of your own: over lines of JSON-RPC ([`SubmitServer::serve_lines`],
+    /// as the fuzz target drives it), or over any rmcp transport (`rmcp::ServiceExt::serve`),
+    /// where the arguments are those rmcp decoded (read as Anthropic's `input` is, a member sent
+    /// twice already lost).
     pub fn unrecorded(tool: SubmitTool<Value>) -> Self {
         let listed = match tool.definition(Provider::Claude).get("input_schema") {
             Some(Value::Object(schema)) => schema.clone(),
             _ => JsonObject::new(),
         };
         SubmitServer::new(tool, listed, Sink::Nowhere, None)
+    }
+
+    /// Serves one session over `input` and `output`, one JSON-RPC message a line, as
+    /// `submit-result mcp` serves standard input and output: every line that holds no message
+    /// is answered, and a `tools/call`'s arguments are read from the line's bytes as written.
+    /// Ends when `input` ends (or the session does).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use serde_json::json;
+    /// use submit_cli::mcp::SubmitServer;
+    /// use submit_core::{Options, SubmitTool};
+    ///
+    /// let schema = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
+    /// let server = SubmitServer::unrecorded(SubmitTool::from_json_schema(schema, Options::new())?);
+    /// let input = concat!(
+    ///     r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"0"}}}"#,
+    ///     "\n",
+    /// );
+    /// let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// runtime.block_on(async move {
+    ///     use tokio::io::AsyncBufReadExt;
+    ///     let serving = tokio::spawn(server.serve_lines(input.as_bytes(), output));
+    ///     let mut lines = tokio::io::BufReader::new(&mut answers).lines();
+    ///     let answer = lines.next_line().await.unwrap().unwrap();
+    ///     assert!(answer.contains(r#""id":0,"result""#), "{answer}");
+    ///     serving.abort();
+    /// });
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Mcp`] when the reading thread cannot start, or the session does not start
+    /// (the input ends before an `initialize`) or fails.
+    pub async fn serve_lines(
+        self,
+        input: impl std::io::Read + Send + 'static,
+        output: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+    ) -> Result<(), CliError> {
+        let name = self.shared.tool.name().to_owned();
+        let transport = stdio::Stdio::start(input, output)
+            .map_err(|error| CliError::Mcp(format!("cannot read standard input: {error}")))?;
+        let running = self
+            .serve(transport)
+            .await
+            .map_err(|error| CliError::Mcp(format!("the session did not start: {error}")))?;
+        tracing::info!(tool = %name, "serving over standard input and output");
+        running
+            .waiting()
+            .await
+            .map_err(|error| CliError::Mcp(format!("the session failed: {error}")))?;
+        Ok(())
     }
 
     /// A server for `tool`, listed with the `inputSchema` `schema`, writing its result to

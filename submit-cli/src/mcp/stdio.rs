@@ -14,7 +14,11 @@
 //!   found in it;
 //! - a line that is not JSON: `-32700` with `"id": null`;
 //! - JSON that is not a message: `-32600` with its `id`; a notification (no `id`) is dropped
-//!   unanswered, as JSON-RPC asks.
+//!   unanswered, as JSON-RPC asks. Both are answered as an HTTP body that holds no message is
+//!   (`super::jsonrpc::not_a_message`).
+//!
+//! A line that holds a `tools/call` has its argument text cut from it before rmcp reads the
+//! rest (`super::envelope`); the text goes beside the message, in the request's extensions.
 //!
 //! Answering malformed input could loop with a peer that echoes what it is sent back as more
 //! malformed input; these answers are well-formed JSON-RPC responses, which such a peer would
@@ -34,6 +38,7 @@ use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::{JsonRpcMessageCodec, DEFAULT_MAX_LINE_LENGTH};
 use rmcp::transport::Transport;
 use serde_json::Value;
+use tokio::io::AsyncWrite;
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::codec::FramedWrite;
 
@@ -50,12 +55,15 @@ const ID_SEARCH: u64 = 4 * MAX_MESSAGE as u64;
 /// A buffer grown past this by a long line is given back once the line is handled.
 const KEPT_CAPACITY: usize = 1024 * 1024;
 
-/// The server's standard input and output, as an rmcp transport.
+/// Where the lines go: standard output, or the writer a program of its own gives.
+type Output = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// The server's standard input and output (or any input and output), as an rmcp transport.
 pub struct Stdio {
     /// What the reading thread found, line by line.
     incoming: mpsc::Receiver<Incoming>,
-    /// Standard output, shared by the session's messages and the answers written here.
-    out: Arc<Mutex<FramedWrite<tokio::io::Stdout, JsonRpcMessageCodec<Outgoing>>>>,
+    /// The output, shared by the session's messages and the answers written here.
+    out: Arc<Mutex<FramedWrite<Output, JsonRpcMessageCodec<Outgoing>>>>,
 }
 
 /// What a line held.
@@ -78,19 +86,24 @@ enum Outgoing {
 }
 
 impl Stdio {
-    /// Starts reading standard input on a thread of its own.
-    pub fn start() -> std::io::Result<Self> {
+    /// Starts reading `input` on a thread of its own (reading may block); the lines written go
+    /// to `output`.
+    pub fn start(
+        input: impl Read + Send + 'static,
+        output: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> std::io::Result<Self> {
         let (sender, incoming) = mpsc::channel(1);
         std::thread::Builder::new()
             .name("mcp-stdin".into())
             .spawn(move || {
-                let input = BufReader::with_capacity(64 * 1024, std::io::stdin());
+                let input = BufReader::with_capacity(64 * 1024, input);
                 read_lines(input, MAX_MESSAGE, &sender);
             })?;
+        let output: Output = Box::new(output);
         Ok(Stdio {
             incoming,
             out: Arc::new(Mutex::new(FramedWrite::new(
-                tokio::io::stdout(),
+                output,
                 JsonRpcMessageCodec::default(),
             ))),
         })
