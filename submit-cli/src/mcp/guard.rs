@@ -21,11 +21,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
 use http::header::{CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, BodyStream, Full, LengthLimitError, Limited, StreamBody};
+use hyper::body::Frame;
 use hyper::body::Incoming;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -97,7 +99,12 @@ impl<S: ServerHandler + Send + 'static> hyper::service::Service<Request<Incoming
         let inner = self.inner.clone();
         let policy = Arc::clone(&self.policy);
         Box::pin(async move {
+            let post = request.method() == Method::POST;
             let response = answer(&inner, &policy, request).await;
+            let response = match post {
+                true => whole_if_quick(response).await,
+                false => response,
+            };
             Ok(response.map(|body| {
                 body.map_frame(move |frame| {
                     let _ = &in_flight;
@@ -107,6 +114,55 @@ impl<S: ServerHandler + Send + 'static> hyper::service::Service<Request<Incoming
             }))
         })
     }
+}
+
+/// How long the start of an event stream is held back for the rest of it.
+const HOLD: Duration = Duration::from_millis(100);
+
+/// `response` (to a POST) in one piece when it is an event stream that ends within [`HOLD`]:
+/// a call's answer comes microseconds after its request, and rmcp's stream starts with a
+/// priming event before it; sent as it comes, the head and that event would go out in one
+/// write and the answer and the stream's end in more, each a segment the client must take and
+/// acknowledge. Held, the whole answer goes out in one write (its length known). A stream that
+/// lasts longer (a `--validate` command still running) then flows as it comes, what was held
+/// first.
+async fn whole_if_quick(response: HttpResponse) -> HttpResponse {
+    let event_stream = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
+    if response.status() != StatusCode::OK || !event_stream {
+        return response;
+    }
+    let (parts, mut body) = response.into_parts();
+    let mut held = BytesMut::new();
+    let hold = tokio::time::sleep(HOLD);
+    tokio::pin!(hold);
+    let rest = loop {
+        tokio::select! {
+            frame = body.frame() => match frame {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => held.extend_from_slice(&data),
+                    // Trailers, which an event stream does not have: they end it.
+                    Err(frame) => break Some(frame),
+                },
+                None => {
+                    let whole = Full::new(held.freeze()).boxed();
+                    return Response::from_parts(parts, whole);
+                }
+                Some(Err(never)) => match never {},
+            },
+            () = &mut hold => break None,
+        }
+    };
+    let first = futures::stream::iter(
+        [Some(Frame::data(held.freeze())), rest]
+            .into_iter()
+            .flatten()
+            .map(Ok),
+    );
+    let body = BodyExt::boxed(StreamBody::new(first.chain(BodyStream::new(body))));
+    Response::from_parts(parts, body)
 }
 
 /// The response to `request`.
@@ -334,4 +390,65 @@ fn json(status: StatusCode, body: &Value) -> HttpResponse {
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use hyper::body::Body;
+
+    use super::*;
+
+    /// An event-stream response whose body is `frames`, each after `gap`.
+    fn event_stream(frames: &[&'static str], gap: Duration) -> HttpResponse {
+        let frames = frames.to_vec();
+        let stream = futures::stream::iter(frames).then(move |frame| async move {
+            tokio::time::sleep(gap).await;
+            Ok::<_, Infallible>(Frame::data(Bytes::from_static(frame.as_bytes())))
+        });
+        let mut response = Response::new(BodyExt::boxed(StreamBody::new(stream)));
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        response
+    }
+
+    const EVENTS: [&str; 3] = [
+        "id: 0\nretry: 3000\ndata: \n\n",
+        "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+        "",
+    ];
+
+    #[tokio::test]
+    async fn an_answer_that_ends_at_once_goes_out_whole_with_its_length() {
+        let response = whole_if_quick(event_stream(&EVENTS, Duration::ZERO)).await;
+        let body = response.into_body();
+        let length = EVENTS.concat().len() as u64;
+        assert_eq!(body.size_hint().exact(), Some(length));
+        let whole = body.collect().await.unwrap().to_bytes();
+        assert_eq!(whole, EVENTS.concat());
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_lasts_flows_after_the_hold_with_what_was_held_first() {
+        let started = Instant::now();
+        let response = whole_if_quick(event_stream(&EVENTS, 3 * HOLD)).await;
+        assert!(started.elapsed() < 3 * HOLD, "{:?}", started.elapsed());
+        let mut body = response.into_body();
+        assert_eq!(body.size_hint().exact(), None);
+        let mut frames = Vec::new();
+        while let Some(frame) = body.frame().await {
+            frames.push(frame.unwrap().into_data().unwrap());
+        }
+        assert_eq!(frames.concat(), EVENTS.concat().as_bytes());
+    }
+
+    #[tokio::test]
+    async fn other_answers_are_left_as_they_are() {
+        let mut response = event_stream(&EVENTS, Duration::ZERO);
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        let response = whole_if_quick(response).await;
+        assert_eq!(response.into_body().size_hint().exact(), None);
+    }
 }

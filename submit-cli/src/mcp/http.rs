@@ -17,13 +17,14 @@
 //!   whose default is 300 s): 503 past the cap; an expired session's next request gets 404.
 //! - `--max-body` (4 MiB, rmcp's default): 413.
 //!
-//! Every accepted connection has `TCP_NODELAY` set: an answer goes out in more than one write
-//! (the head and the SSE stream's priming event as soon as the request is taken, the message
-//! when the tool has answered), and Nagle's algorithm would hold the later writes until the
-//! client acknowledged the first, which a client waiting for the rest delays by its
-//! delayed-ACK timer (about 40 ms on Linux): one call would take that long on a kept-alive
-//! connection. Interrupted (Ctrl-C, or SIGTERM where there is one), the server stops; the
-//! signals are listened for from before it takes its first connection until it stops.
+//! Every accepted connection has `TCP_NODELAY` set: an answer that goes out in more than one
+//! write (a stream that lasts past the guard's hold, see [`super::guard`]; a response whose
+//! head hyper writes before its body) would otherwise have its later writes held by Nagle's
+//! algorithm until the client acknowledged the first, which a client waiting for the rest
+//! delays by its delayed-ACK timer (about 40 ms on Linux): one call would take that long on a
+//! kept-alive connection. A call's answer that is complete at once goes out in one write.
+//! Interrupted (Ctrl-C, or SIGTERM where there is one), the server stops; the signals are
+//! listened for from before it takes its first connection until it stops.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
