@@ -15,6 +15,11 @@ Three pieces, each built from a :class:`~submit_result.SubmitTool`, given to an 
 - :class:`SubmitOutputSchema` is the agent's ``output_type``: it keeps the final output an
   object, and reads an answer that comes as text, a call of the tool written as text (a chat
   template's tool-call syntax) or the tool's arguments as JSON text (fenced, encoded twice, …).
+- :class:`SubmitModel` wraps the agent's ``Model`` so that a text turn holding a call of the
+  tool written as text becomes that call: accepted, it ends the run as a call would; rejected,
+  it is answered with the parser's message and the model is asked again (a rejected text
+  answer the output schema reads ends the run, as the SDK never asks again for a final
+  output).
 
 >>> from agents import Agent, Runner
 >>> from agents.testing import ScriptedModel, function_call
@@ -34,18 +39,27 @@ Three pieces, each built from a :class:`~submit_result.SubmitTool`, given to an 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import dataclasses
+import uuid
+from typing import Any, AsyncIterator, Optional
 
 try:
     from agents import (
         AgentOutputSchemaBase,
         FunctionTool,
         FunctionToolResult,
+        Model,
         ModelBehaviorError,
+        ModelResponse,
         RunContextWrapper,
         ToolsToFinalOutputResult,
     )
     from agents.tool_context import ToolContext
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
 except ImportError as _missing:  # pragma: no cover - only without the Agents SDK
     raise ImportError(
         "submit_result.openai_agents needs the OpenAI Agents SDK: "
@@ -56,7 +70,11 @@ from . import _integration
 from ._integration import Outcome
 from ._submit_result import Accepted, SubmitTool
 
-__all__ = ["SubmitOutputSchema", "Verdict", "stop_on_submit", "submit_tool"]
+__all__ = ["SubmitModel", "SubmitOutputSchema", "Verdict", "stop_on_submit", "submit_tool"]
+
+_TEXT_CALLS: dict[str, Outcome] = {}
+"""The verdicts :class:`SubmitModel` gave calls written as text, by the id of the call it made
+of each, until the submit tool answers it."""
 
 
 class Verdict(str):
@@ -93,8 +111,10 @@ def submit_tool(tool: SubmitTool[Any]) -> FunctionTool:
         call = context.tool_call
         # The Responses API marks a call cut off at the output-token limit incomplete.
         reason = "max_output_tokens" if call is not None and call.status == "incomplete" else None
-        outcome = _integration.handle(tool, arguments, call_id=context.tool_call_id,
-                                      finish_reason=reason)
+        outcome = _TEXT_CALLS.pop(context.tool_call_id, None)
+        if outcome is None:
+            outcome = _integration.handle(tool, arguments, call_id=context.tool_call_id,
+                                          finish_reason=reason)
         if outcome is None:  # pragma: no cover - a call of this tool is never a wrapper
             raise ModelBehaviorError(f"no call of {tool.name}")
         if call is not None:
@@ -171,3 +191,53 @@ class SubmitOutputSchema(AgentOutputSchemaBase):
             message = outcome.message if outcome is not None else f"no {self.tool.name} answer"
             raise ModelBehaviorError(message)
         return outcome.response
+
+
+class SubmitModel(Model):
+    """A ``Model`` that hands the agent a text turn holding a call of ``tool`` written as text
+    as that call (with the canonical arguments when accepted; with ``{}`` when not, the
+    submit tool then answering with the parser's message), read with the turn's status
+    (``incomplete``: cut off at the output-token limit). Every other turn is ``model``'s as it
+    is. Streamed turns pass through unread (the output schema still reads a text answer).
+
+    >>> from agents.testing import ScriptedModel
+    >>> from submit_result import SubmitTool
+    >>> model = SubmitModel(ScriptedModel(), SubmitTool({"type": "object"}))
+    """
+
+    def __init__(self, model: Model, tool: SubmitTool[Any]) -> None:
+        self.model = model
+        self.tool = tool
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        response = await self.model.get_response(*args, **kwargs)
+        if any(isinstance(item, ResponseFunctionToolCall) for item in response.output):
+            return response
+        messages = [item for item in response.output if isinstance(item, ResponseOutputMessage)]
+        text = "".join(part.text for message in messages for part in message.content
+                       if isinstance(part, ResponseOutputText))
+        if not text:
+            return response
+        cut = any(message.status == "incomplete" for message in messages)
+        outcome = _integration.handle_text(self.tool, text,
+                                           finish_reason="max_output_tokens" if cut else None)
+        if outcome is None:
+            return response
+        arguments = (_integration.arguments(self.tool, outcome) if isinstance(outcome, Accepted)
+                     else {})
+        call = ResponseFunctionToolCall(type="function_call", call_id=f"call_{uuid.uuid4().hex}",
+                                        name=self.tool.name,
+                                        arguments=_integration.to_json(arguments))
+        _TEXT_CALLS[call.call_id] = outcome
+        # The call takes the place of the text it was written in.
+        output = [item for item in response.output if not isinstance(item, ResponseOutputMessage)]
+        return dataclasses.replace(response, output=[*output, call])
+
+    def get_retry_advice(self, request: Any) -> Any:
+        return self.model.get_retry_advice(request)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        return self.model.stream_response(*args, **kwargs)
+
+    async def close(self) -> None:
+        await self.model.close()

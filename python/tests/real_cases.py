@@ -99,7 +99,7 @@ def canonical(tool, accepted):
 def parse_totals(printed):
     """The totals a measurement in benches/ prints, one `totals | WHO | VERDICT | N | N | N | N`
     line each: {(who, verdict): {outcome: count}}."""
-    outcomes = ("committed =", "committed !=", "retried", "error")
+    outcomes = ("committed =", "committed !=", "retried", "ended with none", "error")
     totals = {}
     for line in printed.splitlines():
         cells = [cell.strip() for cell in line.split("|")]

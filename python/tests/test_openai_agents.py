@@ -8,10 +8,11 @@ assistant message. The run must end as the corpus says: an accepted call commits
 recovered value as the final output on the first turn, the history holding the canonical
 arguments; a rejected call is answered with the parser's message as its output, the history
 holding arguments a provider takes back, and the run commits the clean call the model's second
-turn sends. An answer written as text goes through the output schema: accepted, it is the final
-output; rejected, the run raises the SDK's `ModelBehaviorError` with the parser's message (the
-SDK does not ask again for a final output). A `multi_tool_use.parallel` call names a tool the
-agent does not have, which the SDK refuses before any tool runs.
+turn sends. A call written as text becomes that call (`SubmitModel`) and ends the same way; a
+text turn with no call of the tool goes to the output schema, which reads it as the tool's
+arguments and declines it: the run raises the SDK's `ModelBehaviorError` with the parser's
+message (the SDK does not ask again for a final output). A `multi_tool_use.parallel` call
+names a tool the agent does not have, which the SDK refuses before any tool runs.
 """
 
 import doctest
@@ -41,7 +42,12 @@ from real_cases import (
 
 import submit_result.openai_agents
 from submit_result import SubmitTool
-from submit_result.openai_agents import SubmitOutputSchema, stop_on_submit, submit_tool
+from submit_result.openai_agents import (
+    SubmitModel,
+    SubmitOutputSchema,
+    stop_on_submit,
+    submit_tool,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "openai_agents_agent.py"
@@ -51,7 +57,7 @@ set_tracing_disabled(True)
 
 
 def agent_of(tool, model, **options):
-    return Agent(name="submitter", model=model, tools=[submit_tool(tool)],
+    return Agent(name="submitter", model=SubmitModel(model, tool), tools=[submit_tool(tool)],
                  tool_use_behavior=stop_on_submit, output_type=SubmitOutputSchema(tool),
                  **options)
 
@@ -111,15 +117,15 @@ def test_real_case(vector):
             Runner.run_sync(agent, "Submit the result.")
         return
     outcome = direct(tool, vector)
-    if "text" in vector and not (outcome is not None and outcome.accepted):
-        # A text answer the parser declines (or in which it finds no call, then read as the
-        # tool's arguments) ends the run with the parser's message.
+    if outcome is None:
+        # A text turn with no call of the tool: the output schema reads it as the tool's
+        # arguments, declines it, and the SDK ends the run with the parser's message.
+        assert expected.get("found") is False
         with pytest.raises(ModelBehaviorError) as raised:
             Runner.run_sync(agent, "Submit the result.")
-        if outcome is not None:
-            assert str(raised.value) == outcome.message
-        else:
-            assert expected.get("found") is False
+        assert str(raised.value) == tool.handle("openai-chat", {
+            "id": "c", "type": "function",
+            "function": {"name": tool.name, "arguments": vector["text"]}}).message
         assert len(model.calls) == 1
         return
     result = Runner.run_sync(agent, "Submit the result.")
@@ -135,13 +141,15 @@ def test_real_case(vector):
         return
     assert len(model.calls) == 2, f"committed {result.final_output!r}"
     sent = model.calls[1].input
-    assert outputs(sent)[CALL_ID] == outcome.message
+    [call_id] = outputs(sent)
+    assert call_id == CALL_ID or "text" in vector
+    assert outputs(sent)[call_id] == outcome.message
     for part in expected.get("error_contains", []):
         assert part in outcome.message
     if "error" in expected:
         assert outcome.message == expected["error"]
     # The stored call is one a provider takes back: a JSON object.
-    assert isinstance(json.loads(stored_calls(sent)[CALL_ID]["arguments"]), dict)
+    assert isinstance(json.loads(stored_calls(sent)[call_id]["arguments"]), dict)
     assert result.final_output == payload
 
 
@@ -172,15 +180,23 @@ def test_the_sdks_stop_at_tools_ends_on_the_error_string():
     assert Runner.run_sync(agent, "Answer.").final_output.startswith("failed to decode payload")
 
 
-@pytest.mark.parametrize("arguments", ['{"answer": "4', '{"answer": "4"}'],
-                         ids=["mid-json", "parses"])
-def test_a_turn_cut_at_the_limit_never_commits(arguments):
-    cut = function_call("submit_result", arguments, call_id="call_1").model_copy(
-        update={"status": "incomplete"})
+TEXT_CALL = ('<tool_call>\n{"name": "submit_result", "arguments": {"answer": "4"}}\n'
+             '</tool_call>')
+
+
+@pytest.mark.parametrize("first", [
+    function_call("submit_result", '{"answer": "4', call_id="call_1"),
+    function_call("submit_result", '{"answer": "4"}', call_id="call_1"),
+    assistant_message(TEXT_CALL),
+], ids=["mid-json", "parses", "text"])
+def test_a_turn_cut_at_the_limit_never_commits(first):
+    # The Responses API marks an item the output limit cut off incomplete.
+    cut = first.model_copy(update={"status": "incomplete"})
     model = ScriptedModel([[cut], [function_call("submit_result", '{"answer": "42"}',
                                                  call_id="call_2")]])
     result = Runner.run_sync(agent_of(ANSWER, model), "Answer.")
-    assert "cut off at the output-token limit" in outputs(model.calls[1].input)["call_1"]
+    [answer] = outputs(model.calls[1].input).values()
+    assert "cut off at the output-token limit" in answer
     assert result.final_output == {"answer": "42"}
 
 
