@@ -267,7 +267,10 @@ def test_the_comparison_with_the_sdk_alone_runs(capsys):
     bench = runpy.run_path(str(BENCH))
     bench["main"](["--totals"])
     totals = parse_totals(capsys.readouterr().out)
-    accepted = sum(v["expected"].get("accepted", False) for v in REAL_CASES)
+    # Every accepted case committed with its value but the multi_tool_use.parallel call,
+    # which the SDK refuses.
+    accepted = sum(v["expected"].get("accepted", False) and "wrapper" not in v
+                   for v in REAL_CASES)
     assert totals["ours", "accepted"]["committed ="] == accepted
     for verdict in ("rejected", "no call"):
         assert totals["ours", verdict]["committed ="] == totals["ours", verdict]["committed !="] == 0
