@@ -98,7 +98,7 @@ class SubmitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.submit_tool = tool
         function = tool.definition("openai-chat")["function"]
         parameters: dict[str, Any] = function["parameters"]
-        self._structured = ToolStrategy(
+        self._structured: ToolStrategy[Any] = ToolStrategy(
             {"title": tool.name, "description": tool.description, **parameters})
         self.tools = [StructuredTool(
             name=tool.name,
@@ -131,8 +131,9 @@ class SubmitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         response format, LangChain would call the model again)."""
         return {"jump_to": "end"} if self._committed(state["messages"]) else None
 
-    @hook_config(can_jump_to=["end"])
     async def abefore_model(self, state: Any, runtime: Any) -> Optional[dict[str, Any]]:
+        """As :meth:`before_model`, for an agent run with ``ainvoke`` or ``astream`` (LangChain
+        reads the jumps of both from the sync hook's configuration)."""
         return self.before_model(state, runtime)
 
     def _request(self, request: ModelRequest) -> ModelRequest:
@@ -187,7 +188,8 @@ class SubmitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
                    reason: Optional[str]) -> _Result:
         """A turn without calls: a call of the tool written in its text (or in Gemini's
         ``MALFORMED_FUNCTION_CALL`` finish message) becomes that call when accepted."""
-        text, provider = message.text, None
+        text: str = str(message.text)
+        provider: Optional[str] = None
         finish_message = message.response_metadata.get("finish_message")
         if reason == "MALFORMED_FUNCTION_CALL" and isinstance(finish_message, str):
             text, provider = finish_message, "gemini"

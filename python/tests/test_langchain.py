@@ -364,3 +364,16 @@ def test_the_readme_section_prints_what_it_says(capsys):
               if "submit_result.langchain" in block]
     exec(compile(code, str(readme), "exec"), {})
     assert capsys.readouterr().out == "Verdict(verdict='pass', score=9)\n"
+
+
+def test_an_async_run_ends_after_the_other_calls_of_a_committing_turn():
+    async def go():
+        model = fake([AIMessage("", tool_calls=[
+            {"name": "lookup", "args": {"key": "k"}, "id": "call_a"},
+            {"name": "submit_result", "args": {"answer": "42"}, "id": "call_b"},
+        ])])
+        agent = create_agent(model, tools=[lookup], middleware=[SubmitMiddleware(ANSWER)])
+        return await agent.ainvoke({"messages": [HumanMessage("Answer.")]}), model.sent
+
+    result, sent = asyncio.run(go())
+    assert result["structured_response"] == {"answer": "42"} and len(sent) == 1
