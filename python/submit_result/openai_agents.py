@@ -70,29 +70,29 @@ from . import _integration
 from ._integration import Outcome
 from ._submit_result import Accepted, SubmitTool
 
-__all__ = ["SubmitModel", "SubmitOutputSchema", "Verdict", "stop_on_submit", "submit_tool"]
+__all__ = ["SubmitModel", "SubmitOutputSchema", "SubmitVerdict", "stop_on_submit", "submit_tool"]
 
 _TEXT_CALLS: dict[str, Outcome] = {}
 """The verdicts :class:`SubmitModel` gave calls written as text, by the id of the call it made
 of each, until the submit tool answers it."""
 
 
-class Verdict(str):
+class SubmitVerdict(str):
     """A submit call's output as the model reads it (the success message, or the parser's
     message), carrying the parser's outcome for :func:`stop_on_submit`."""
 
     outcome: Optional[Outcome] = None
 
     @classmethod
-    def of(cls, outcome: Outcome, success: str) -> "Verdict":
+    def of(cls, outcome: Outcome, success: str) -> "SubmitVerdict":
         verdict = cls(success if isinstance(outcome, Accepted) else outcome.message)
         verdict.outcome = outcome
         return verdict
 
-    def __copy__(self) -> "Verdict":
+    def __copy__(self) -> "SubmitVerdict":
         return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "Verdict":
+    def __deepcopy__(self, memo: dict[int, Any]) -> "SubmitVerdict":
         return self  # immutable: the SDK's snapshots of a run's items keep it as it is
 
 
@@ -107,7 +107,7 @@ def submit_tool(tool: SubmitTool[Any]) -> FunctionTool:
     """
     definition = tool.definition("openai-responses")
 
-    async def invoke(context: ToolContext[Any], arguments: str) -> Verdict:
+    async def invoke(context: ToolContext[Any], arguments: str) -> SubmitVerdict:
         call = context.tool_call
         # The Responses API marks a call cut off at the output-token limit incomplete.
         reason = "max_output_tokens" if call is not None and call.status == "incomplete" else None
@@ -122,7 +122,7 @@ def submit_tool(tool: SubmitTool[Any]) -> FunctionTool:
             stored = (_integration.arguments(tool, outcome) if isinstance(outcome, Accepted)
                       else _integration.replay_arguments(arguments))
             call.arguments = _integration.to_json(stored)
-        return Verdict.of(outcome, tool.success)
+        return SubmitVerdict.of(outcome, tool.success)
 
     return FunctionTool(
         name=tool.name,
@@ -141,7 +141,7 @@ def stop_on_submit(
     submit with the parser's message as its output)."""
     for result in results:
         output = result.output
-        if isinstance(output, Verdict) and isinstance(output.outcome, Accepted):
+        if isinstance(output, SubmitVerdict) and isinstance(output.outcome, Accepted):
             return ToolsToFinalOutputResult(is_final_output=True,
                                             final_output=output.outcome.response)
     return ToolsToFinalOutputResult(is_final_output=False)

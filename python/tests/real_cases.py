@@ -14,7 +14,7 @@ PARALLEL_WRAPPER = "multi_tool_use.parallel"
 
 __all__ = ["CALL_ID", "IDS", "PARALLEL_WRAPPER", "REAL_CASES", "build_tool", "canonical",
            "clean_arguments", "decodes_to_an_object", "instance", "parse_totals",
-           "parser_outcome", "verdict"]
+           "parser_outcome", "verdict", "GEMINI_MALFORMED_725", "GEMINI_MALFORMED_725_SCHEMA"]
 
 
 def verdict(vector):
@@ -106,3 +106,13 @@ def parse_totals(printed):
         if cells[0] == "totals":
             totals[cells[1], cells[2]] = dict(zip(outcomes, map(int, cells[3:])))
     return totals
+
+
+# A Gemini turn ended with MALFORMED_FUNCTION_CALL, as langchain-google-vertexai logged it
+# (langchain-ai/langchain-google #725, yu-iskw, 2025-01-30): the finish message, as the logged
+# JSON string holds it, with the call's string argument never closed. The tool it calls is
+# `TranslationResult(result: str)`.
+GEMINI_MALFORMED_725 = json.loads(
+    r'''"Malformed function call: \nprint(default_api.TranslationResult(result='---\\ntitle: \\'Sample Title\\'\\ndraft: false\\nauthor: \\'foo bar\\'\\ndate: \\'2025-01-30T15:23:33+09:00\\'\\ntype: tutorial\\ntags: [\\'k8s\\', \\'tutorial\\']\\n---\\n\\nHello\\n\\n# I have to escape the backticks to paste the GitHub issue\\n"''')
+GEMINI_MALFORMED_725_SCHEMA = {"type": "object", "properties": {"result": {"type": "string"}},
+                               "required": ["result"]}

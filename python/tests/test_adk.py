@@ -33,6 +33,8 @@ from google.adk.runners import InMemoryRunner
 from google.genai import types
 from pydantic import BaseModel
 from real_cases import (
+    GEMINI_MALFORMED_725,
+    GEMINI_MALFORMED_725_SCHEMA,
     IDS,
     REAL_CASES,
     build_tool,
@@ -223,17 +225,18 @@ def test_adk_alone_ends_on_a_malformed_function_call():
 
 
 def test_a_malformed_call_the_parser_declines_is_answered_with_its_message():
-    # Two calls in one finish message: the submit alone does not carry what the model meant.
-    text = ('Malformed function call: print(default_api.submit_result(answer="4"))\n'
-            'print(default_api.submit_result(answer="2"))')
-    turn = gemini(finish_reason="MALFORMED_FUNCTION_CALL", finish_message=text)
-    clean = gemini([call("submit_result", {"answer": "42"})])
-    session, model = run(SubmitFunction(ANSWER), [turn, clean])
-    message = ANSWER.handle_text(text, provider="gemini").message
+    # Gemini's recording (langchain-google #725): the call's string argument is never closed.
+    tool = SubmitTool(GEMINI_MALFORMED_725_SCHEMA, name="TranslationResult", flat=True,
+                      omit_reasoning=True)
+    turn = gemini(finish_reason="MALFORMED_FUNCTION_CALL", finish_message=GEMINI_MALFORMED_725)
+    clean = gemini([call("TranslationResult", {"result": "Hello"})])
+    session, model = run(SubmitFunction(tool), [turn, clean])
+    message = tool.handle_text(GEMINI_MALFORMED_725, provider="gemini").message
+    assert "string that is not closed" in message
     [stored] = function_calls(model.requests[1])
-    assert stored.args == {}
+    assert (stored.name, stored.args) == ("TranslationResult", {})
     assert function_responses(model.requests[1])[0].response == {"error": message}
-    assert session.state["submit_result"] == {"answer": "42"}
+    assert session.state["TranslationResult"] == {"result": "Hello"}
 
 
 @pytest.mark.parametrize("kind", ["call", "text"])

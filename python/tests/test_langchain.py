@@ -37,6 +37,8 @@ from langchain_core.tools import tool as langchain_tool
 from pydantic import BaseModel, ValidationError
 from real_cases import (
     CALL_ID,
+    GEMINI_MALFORMED_725,
+    GEMINI_MALFORMED_725_SCHEMA,
     IDS,
     PARALLEL_WRAPPER,
     REAL_CASES,
@@ -253,6 +255,21 @@ def test_a_text_call_cut_at_the_limit_never_commits():
                        [cut, anthropic_turn("submit_result", {"answer": "42"}, "call_02")])
     assert "cut off at the output-token limit" in sent[1][-1].content
     assert result["structured_response"] == {"answer": "42"}
+
+
+def test_a_gemini_malformed_function_call_declined_is_answered_as_the_user():
+    # As langchain-google-vertexai keeps the turn (langchain-google #725, its recording): the
+    # finish message's call never closes its string argument.
+    tool = SubmitTool(GEMINI_MALFORMED_725_SCHEMA, name="TranslationResult", flat=True,
+                      omit_reasoning=True)
+    turn = AIMessage("", response_metadata={"finish_reason": "MALFORMED_FUNCTION_CALL",
+                                            "finish_message": GEMINI_MALFORMED_725})
+    result, sent = run(SubmitMiddleware(tool),
+                       [turn, anthropic_turn("TranslationResult", {"result": "Hello"}, "call_2")])
+    answer = sent[1][-1]
+    assert isinstance(answer, HumanMessage)
+    assert answer.content == tool.handle_text(GEMINI_MALFORMED_725, provider="gemini").message
+    assert result["structured_response"] == {"result": "Hello"}
 
 
 def test_a_gemini_malformed_function_call_finish_message_is_read():
