@@ -194,14 +194,23 @@ ANSWER = SubmitTool({"type": "object", "properties": {"answer": {"type": "string
 
 
 def test_a_gemini_malformed_function_call_becomes_the_submit_call_in_adk():
-    # The finish message as Gemini writes it (adk-python #1521: `print(default_api.NAME(...))`).
+    # The corpus's recording of the turn (adk-python #155: the candidate's finish message).
+    [vector] = [v for v in REAL_CASES
+                if v["name"] == "text-pythonic-gemini-malformed-finish-message-adk-155"]
+    tool = build_tool(vector["options"])
+    turn = gemini(finish_reason="MALFORMED_FUNCTION_CALL", finish_message=vector["text"])
+    session, model = run(SubmitFunction(tool), [turn])
+    assert session.state[tool.name] == vector["expected"]["response"] == {
+        "agent_name": "OtherAgent"}
+    assert len(model.requests) == 1
+    [stored] = function_calls(event.content for event in session.events if event.content)
+    assert (stored.name, stored.args) == ("transfer_to_agent", {"agent_name": "OtherAgent"})
+    # The form Gemini writes today (adk-python #1521), `print(default_api.NAME(...))`.
     turn = gemini(finish_reason="MALFORMED_FUNCTION_CALL",
                   finish_message='Malformed function call: print(default_api.submit_result('
                                  'answer="42"))')
     session, model = run(SubmitFunction(ANSWER), [turn])
     assert session.state["submit_result"] == {"answer": "42"} and len(model.requests) == 1
-    [stored] = function_calls(event.content for event in session.events if event.content)
-    assert (stored.name, stored.args) == ("submit_result", {"answer": "42"})
 
 
 def test_adk_alone_ends_on_a_malformed_function_call():
