@@ -15,7 +15,7 @@ use std::alloc::Layout;
 
 use serde::Deserialize;
 use serde_json::Value;
-use submit_core::{Arguments, Incoming, Options, Provider, StopReason, SubmitTool};
+use submit_core::{Incoming, Options, Provider, StopReason, SubmitTool};
 
 pub use answer::Status;
 
@@ -283,8 +283,9 @@ pub unsafe extern "C" fn sr_handle(
     }))
 }
 
-/// Handles a call's arguments alone, as the text the model sent, called under the name at
-/// `name` (empty: the tool's own); `limit` is 1 when the call is the last of a turn cut at the
+/// Handles a call's arguments alone, as the JSON text of the arguments value (the AI SDK's
+/// tool-call `input`: an OpenAI `arguments` string as sent, an Anthropic `input` or Gemini
+/// `args` value as its JSON), called under the name at `name` (empty: the tool's own); `limit` is 1 when the call is the last of a turn cut at the
 /// output-token limit. The answer is as [`sr_handle`]'s.
 ///
 /// # Safety
@@ -314,7 +315,7 @@ pub unsafe extern "C" fn sr_handle_arguments(
             StopReason::Complete
         };
         let name = (!name.is_empty()).then_some(name);
-        let incoming = Incoming::arguments(name, Arguments::Text(arguments?)).stop(stop);
+        let incoming = Incoming::arguments_json(name, arguments?).stop(stop);
         Ok(answer::received(tool.receive(incoming)))
     }))
 }
