@@ -145,7 +145,13 @@ async function instantiate(source: WasmSource): Promise<WebAssembly.Instance> {
     }
     const type = response.headers.get("content-type") ?? "";
     if (typeof WebAssembly.instantiateStreaming === "function" && type.startsWith("application/wasm")) {
-      return bind((await WebAssembly.instantiateStreaming(response, imports)).instance);
+      try {
+        return bind((await WebAssembly.instantiateStreaming(response, imports)).instance);
+      } catch (error) {
+        // A runtime whose Response is not the one its WebAssembly takes refuses it before
+        // reading the body: the bytes are compiled as they are.
+        if (!(error instanceof TypeError) || response.bodyUsed) throw error;
+      }
     }
     return bind((await WebAssembly.instantiate(await response.arrayBuffer(), imports)).instance);
   }
