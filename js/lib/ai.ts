@@ -174,6 +174,8 @@ interface TextBlock {
   /** The rest is held for good: a whole marker stands at `emitted`. */
   holding: boolean;
   end?: StreamPart;
+  /** Its end went on: nothing of it was held. */
+  closed?: boolean;
 }
 
 /** The stream of one turn, read as `Verdicts.turn` reads a whole one. */
@@ -212,6 +214,7 @@ function streamTransform<R>(verdicts: Verdicts<R>): TransformStream<StreamPart, 
       if (input !== null && block !== undefined) textCall = { block, input, id };
     }
     for (const block of order) {
+      if (block.closed) continue;
       const rest = block.text.slice(block.emitted);
       if (rest !== "" && block !== textCall?.block) {
         controller.enqueue({ type: "text-delta", id: block.id, delta: rest });
@@ -255,6 +258,11 @@ function streamTransform<R>(verdicts: Verdicts<R>): TransformStream<StreamPart, 
           const block = blocks.get(part.id);
           if (block === undefined) return controller.enqueue(part);
           block.end = part;
+          // A block with nothing held ends now: no call of the tool begins in it.
+          if (block.text.length === block.emitted) {
+            block.closed = true;
+            controller.enqueue(part);
+          }
           return;
         }
         case "tool-call":
