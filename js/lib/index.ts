@@ -329,13 +329,25 @@ function checkedProvider(provider: unknown): string {
   return provider;
 }
 
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** A string as UTF-8 text, or the error naming where it holds half of a surrogate pair. */
 function wellFormed(text: string, what: string): string {
   if (text.isWellFormed()) return text;
-  const at = [...text].findIndex((char) => char.length === 1 && /[\uD800-\uDFFF]/.test(char));
+  LONE_SURROGATE.lastIndex = 0;
+  const found = LONE_SURROGATE.exec(text);
+  const at = found?.index ?? 0;
   throw new TypeError(
-    `${what} holds half of a surrogate pair (a lone \\u${text.charCodeAt(at < 0 ? 0 : at).toString(16)}), which is no Unicode text`,
+    `${what} holds half of a surrogate pair (\\u${text.charCodeAt(at).toString(16)} at index ${at}), which is no Unicode text`,
   );
+}
+
+/** JSON text with each half of a surrogate pair written as its `\uXXXX` escape: the only way
+ * JSON holds one, which the parser then names. */
+function escapedSurrogates(json: string): string {
+  if (json.isWellFormed()) return json;
+  return json.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Frees a tool's memory in the module when its object is collected. */
@@ -525,7 +537,7 @@ export class SubmitTool<R = unknown> {
    * the payload as the parser accepted it (before the schema library's own parse). */
   [kArguments](name: string, args: string, limit: boolean): Verdict<R> | null {
     const module = exports();
-    const passed = [pass(name), pass(wellFormed(args, "the arguments"))] as const;
+    const passed = [pass(name), pass(escapedSurrogates(args))] as const;
     let status: number;
     try {
       const [n, a] = passed;

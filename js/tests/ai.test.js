@@ -179,3 +179,17 @@ for (const stream of [false, true]) {
     });
   });
 }
+
+describe("what the SDK hands over", () => {
+  it("names half of a surrogate pair in a call's input instead of throwing", async () => {
+    const tool = new SubmitTool(SCHEMA);
+    const lone = turn([toolCall("call_01", "submit_result", '{"reasoning": "a\uD800b", "result": {"summary": "ok", "score": 9}}')]);
+    const { steps, prompts } = await runAgent(tool, [lone, turn([toolCall("call_02", "submit_result", CLEAN)])]);
+    const [read] = toolResultsRead(prompts[1]);
+    assert.equal(
+      read.output.value.error,
+      "reasoning parameter holds the escape \\ud800 at byte 2 of its JSON string, which is no Unicode scalar value (half of a surrogate pair); send the reasoning as text without it",
+    );
+    assert.equal(steps.length, 2);
+  });
+});
