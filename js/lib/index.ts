@@ -174,11 +174,13 @@ export class CallShapeError extends Error {
 
 /** A schema a JavaScript library describes: Zod 4 and others through the Standard JSON Schema
  * interface (`~standard.jsonSchema`). */
-interface StandardJsonSchema {
-  "~standard": {
-    vendor: string;
-    validate: (value: unknown) => StandardResult | PromiseLike<StandardResult>;
-    jsonSchema?: { input: (options: { target: string }) => Record<string, unknown> };
+export interface StandardJsonSchema<R = unknown> {
+  readonly "~standard": {
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult | PromiseLike<StandardResult>;
+    readonly jsonSchema?: { input: (options: { target: string }) => Record<string, unknown> };
+    /** The schema's output type, which a built tool's response has. */
+    readonly types?: { readonly output: R } | undefined;
   };
 }
 
@@ -187,16 +189,18 @@ type StandardResult =
   | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }> };
 
 /** The AI SDK's `Schema` (`jsonSchema(...)`, `zodSchema(...)`). */
-interface AiSdkSchema {
+export interface AiSdkSchema<R = unknown> {
   readonly jsonSchema: unknown;
   readonly validate?: (value: unknown) => unknown;
+  /** The schema's type, which a built tool's response has. */
+  readonly _type: R;
 }
 
 const AI_SDK_SCHEMA = Symbol.for("vercel.ai.schema");
 
 /** A JSON Schema document for the payload, a Zod 4 schema (or any Standard JSON Schema), or
  * an AI SDK `Schema`. */
-export type SchemaInput = Record<string, unknown> | StandardJsonSchema | AiSdkSchema;
+export type SchemaInput<R = unknown> = Record<string, unknown> | StandardJsonSchema<R> | AiSdkSchema<R>;
 
 /** A response's own check, after the parser accepted it: the schema library's parse. */
 type Check = (value: unknown) => { value: unknown } | { error: string };
@@ -398,7 +402,7 @@ export class SubmitTool<R = unknown> {
 
   /** Builds the tool; a schema that does not build throws `BuildError`, options of the wrong
    * type a `TypeError`. */
-  constructor(schema: SchemaInput, options?: SubmitToolOptions) {
+  constructor(schema: SchemaInput<R>, options?: SubmitToolOptions) {
     const module = exports();
     const { document, check } = schemaOf(schema);
     const schemaText = JSON.stringify(document);

@@ -25,6 +25,12 @@ if (outcome?.accepted) {
 void [BuildError, CallShapeError, tool.definition("claude"), tool.handleText("text", { provider: "claude" })];
 
 const zodTool = new SubmitTool(z.object({ answer: z.string() }));
+const zodOutcome = zodTool.handleText("");
+if (zodOutcome?.accepted) {
+  // The response has the schema's output type.
+  const answer: string = zodOutcome.response.answer;
+  void answer;
+}
 const submit = submitResult(zodTool);
 export async function run(): Promise<unknown> {
   const result = await generateText({
