@@ -186,7 +186,8 @@ async fn answer<S: ServerHandler + Send + 'static>(
 }
 
 /// A POST of JSON: its body read within the limits, a `tools/call`'s argument text cut from
-/// it, the rest checked to be a message, and the session cap for an `initialize`.
+/// it, the rest checked to be a message (by rmcp in a session), and the session cap for an
+/// `initialize`.
 async fn post<S: ServerHandler + Send + 'static>(
     inner: &StreamableHttpService<S, LocalSessionManager>,
     policy: &Policy,
@@ -229,14 +230,28 @@ async fn post<S: ServerHandler + Send + 'static>(
     };
     // A tools/call's argument text goes beside the message rmcp reads (see `envelope`).
     let cut = std::str::from_utf8(&bytes).map_or(Cut::Whole, envelope::cut);
-    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(cut.message(&bytes)) {
-        Ok(message) => message,
-        Err(wrong) => return not_a_message(cut.message(&bytes), &wrong),
-    };
     cut.mark_http(&mut parts.extensions, &bytes);
-    let request = Request::from_parts(parts, Full::new(cut.into_body(bytes)));
-    let opens_a_session = !request.headers().contains_key(SESSION)
-        && matches!(&message, ClientJsonRpcMessage::Request(r)
+    let body = cut.into_body(bytes);
+    if parts.headers.contains_key(SESSION) {
+        // In a session: rmcp reads the message (once); what it cannot read as one it answers
+        // 415, which is answered here as a body that holds no message is.
+        let response = inner
+            .handle(Request::from_parts(parts, Full::new(body.clone())))
+            .await;
+        if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            return response;
+        }
+        return match serde_json::from_slice::<ClientJsonRpcMessage>(&body) {
+            Err(wrong) => not_a_message(&body, &wrong),
+            Ok(_) => response,
+        };
+    }
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&body) {
+        Ok(message) => message,
+        Err(wrong) => return not_a_message(&body, &wrong),
+    };
+    let request = Request::from_parts(parts, Full::new(body));
+    let opens_a_session = matches!(&message, ClientJsonRpcMessage::Request(r)
                     if matches!(r.request, ClientRequest::InitializeRequest(_)));
     if !opens_a_session {
         return inner.handle(request).await;
