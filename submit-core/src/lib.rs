@@ -5,7 +5,7 @@
 //!
 //! - `metadata`: a tool's metadata (from `#[derive(SubmitResult)]` or a tag string) and its
 //!   defaults.
-//! - `options`: how a submit tool is named, described and shaped, and why building one fails.
+//! - `options`: how a submit tool is named, described and laid out, and why building one fails.
 //! - `schema/`: the payload schema and its dialects: reflection, inlining of references, the
 //!   parameters object, Gemini's legacy subset, the two strict modes, the payload's property
 //!   table, and what the schema admits at each location of a payload.

@@ -42,7 +42,7 @@ pub enum GeminiSchema {
     JsonSchema,
 }
 
-/// How a submit tool is named, described and shaped.
+/// How a submit tool is named, described and laid out.
 ///
 /// A builder: start from [`Options::new`] (every default), [`Options::for_response`] (the
 /// type's `#[submit_result(...)]` metadata) or [`Options::from_tag`], then adjust with the

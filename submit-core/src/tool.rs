@@ -393,7 +393,7 @@ fn build(
     let properties = schema::property::table(&payload_schema);
     let closed = payload_schema.get("additionalProperties") == Some(&Value::Bool(false));
     if options.flat_payload {
-        if let Some(problem) = schema::flat_shape_problem(&payload_schema) {
+        if let Some(problem) = schema::flat_schema_problem(&payload_schema) {
             return Err(BuildError::FlatNotAnObject(problem));
         }
         if !options.omit_reasoning && properties.iter().any(|p| p.name == REASONING) {
@@ -404,7 +404,7 @@ fn build(
     schema::omit_fields(&mut advertised, &options.omit_payload_fields)?;
     let parameters = schema::parameters(
         &advertised,
-        schema::Shape {
+        schema::Layout {
             payload_field: &options.payload_field_name,
             omit_reasoning: options.omit_reasoning,
             flat: options.flat_payload,

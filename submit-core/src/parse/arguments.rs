@@ -412,7 +412,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for PayloadInPlace<R> {
         // As JSON, a member repeated at any depth gives up (the general reading then rejects or
         // reads it): the value read here is the one the text holds.
         Ok(Some(if self.as_json {
-            PayloadRead::Json(Visitor::visit_map(super::values::Unique, map)?)
+            PayloadRead::Json(Visitor::visit_map(super::values::UniqueValue, map)?)
         } else {
             PayloadRead::Decoded(decode_map(map, None)?)
         }))

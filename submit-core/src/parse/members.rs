@@ -186,26 +186,26 @@ impl<'de> Visitor<'de> for MembersOf<'_> {
 }
 
 /// A response decoded from a JSON object whose own members are each named once.
-pub(crate) struct Unique<R>(pub(crate) R);
+pub(crate) struct UniqueMembers<R>(pub(crate) R);
 
-impl<'de, R: DeserializeOwned> Deserialize<'de> for Unique<R> {
+impl<'de, R: DeserializeOwned> Deserialize<'de> for UniqueMembers<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        UniqueOf::<R> {
+        UniqueMembersOf::<R> {
             repeat: None,
             response: PhantomData,
         }
         .deserialize(deserializer)
-        .map(Unique)
+        .map(UniqueMembers)
     }
 }
 
 /// Decodes `R` from a JSON object, noting its keys, writing a repeated name into `repeat`.
-struct UniqueOf<'r, R> {
+struct UniqueMembersOf<'r, R> {
     repeat: Option<&'r mut Repeat>,
     response: PhantomData<fn() -> R>,
 }
 
-impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueOf<'_, R> {
+impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueMembersOf<'_, R> {
     type Value = R;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<R, D::Error> {
@@ -213,7 +213,7 @@ impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueOf<'_, R> {
     }
 }
 
-impl<'de, R: DeserializeOwned> Visitor<'de> for UniqueOf<'_, R> {
+impl<'de, R: DeserializeOwned> Visitor<'de> for UniqueMembersOf<'_, R> {
     type Value = R;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -285,7 +285,7 @@ pub(crate) fn decode_unique<R: DeserializeOwned>(
 ) -> Result<R, Result<SubmitError, serde_json::Error>> {
     let mut repeat = None;
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let read = UniqueOf::<R> {
+    let read = UniqueMembersOf::<R> {
         repeat: Some(&mut repeat),
         response: PhantomData,
     }

@@ -114,7 +114,7 @@ impl<'t> Found<'t> {
             } => tokens::read_deepseek(text, section, body, fenced),
             Form::Kimi { section, body } => tokens::read_kimi(text, section, body),
             Form::Harmony { body } => tokens::read_harmony(text, body),
-            Form::Pythonic { call, shape } => python::read(text, call, shape, self.tool),
+            Form::Pythonic { call, enclosure } => python::read(text, call, enclosure, self.tool),
         };
         let read = read.map_err(|why| declined(format, self.tool, Some(&why)))?;
         if !lex::only_end(lex::rest(text, read.end)) {
