@@ -48,7 +48,7 @@ pub use metadata::{
 pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextFormat};
 pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
-pub use parse::Arguments;
+pub use parse::{Arguments, JsonType};
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use receive::Incoming;
 pub use stop::StopReason;

@@ -53,32 +53,54 @@ pub(crate) enum Member<'a> {
     Text(&'a RawValue),
 }
 
-/// The JSON type of a value, named as the messages name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum JsonType {
+/// The JSON type of a value, named as the messages name it (`got array`).
+///
+/// ```
+/// use serde_json::json;
+/// use submit_core::JsonType;
+///
+/// assert_eq!(JsonType::of(&json!([1, 2])), JsonType::Array);
+/// assert_eq!(JsonType::of(&json!(true)).as_str(), "boolean");
+/// assert_eq!(format!("got {}", JsonType::of(&json!(null))), "got null");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JsonType {
+    /// `null`.
     Null,
+    /// An object, `{…}`.
     Object,
+    /// An array, `[…]`.
     Array,
+    /// A string.
     String,
+    /// `true` or `false`, named `boolean`.
     Boolean,
+    /// A number, integer or not.
     Number,
 }
 
 impl fmt::Display for JsonType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.write_str(self.as_str())
+    }
+}
+
+impl JsonType {
+    /// The name the messages give the type: `null`, `object`, `array`, `string`, `boolean` or
+    /// `number`.
+    pub fn as_str(self) -> &'static str {
+        match self {
             JsonType::Null => "null",
             JsonType::Object => "object",
             JsonType::Array => "array",
             JsonType::String => "string",
             JsonType::Boolean => "boolean",
             JsonType::Number => "number",
-        })
+        }
     }
-}
 
-impl JsonType {
-    pub(crate) fn of(value: &Value) -> JsonType {
+    /// The type of `value`.
+    pub fn of(value: &Value) -> JsonType {
         match value {
             Value::Null => JsonType::Null,
             Value::Bool(_) => JsonType::Boolean,

@@ -42,8 +42,8 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-pub use arguments::Arguments;
-pub(crate) use arguments::{object_members, JsonType};
+pub(crate) use arguments::object_members;
+pub use arguments::{Arguments, JsonType};
 
 use arguments::{InPlace, Read, Step1};
 use whole::Unwrapped;

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::metadata::{REASONING, REASONING_DESCRIPTION};
 use crate::options::BuildError;
+use crate::parse::JsonType;
 use keywords::{LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
 
 /// Escapes one JSON pointer segment (`~` → `~0`, `/` → `~1`).
@@ -96,7 +97,7 @@ pub(crate) fn payload_schema(
     let Value::Object(root) = &mut schema else {
         return Err(BuildError::InvalidSchema(format!(
             "the payload schema must be a JSON object, got {}",
-            json_type(&schema)
+            JsonType::of(&schema)
         )));
     };
     root.remove("$schema");
@@ -160,18 +161,6 @@ pub(crate) fn required_names(schema: &Value) -> Vec<&str> {
         .and_then(Value::as_array)
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
-}
-
-/// The JSON type of a value, as messages name it.
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Removes `names` from the payload's top-level `properties` and `required`.
