@@ -1,7 +1,8 @@
 //! The one door: a call handed over as it arrived, with everything the front end knows of it,
 //! and the sequence every front end needs: read the call out of its provider's shape, take the
-//! call out of a `multi_tool_use.parallel` wrapper, apply the stop reason, then every parsing
-//! rule.
+//! call out of a `multi_tool_use.parallel` wrapper (step *Where the call was found*), apply the
+//! stop reason (step *Cut off at the output limit*), then every other step of the parsing
+//! rules.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -218,7 +219,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         self.judge(name, arguments.as_arguments(), stop)
     }
 
-    /// The verdict on a call's arguments: the stop reason, then every parsing rule.
+    /// The verdict on a call's arguments: step *Cut off at the output limit*, then every later
+    /// step.
     pub(crate) fn verdict(&self, arguments: Arguments<'_>, stop: StopReason) -> Outcome<R> {
         match stop {
             StopReason::OutputLimit => self.reject(stop::truncated(self.name(), arguments)),
@@ -226,7 +228,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         }
     }
 
-    /// The parsing rules on `arguments`, after `found` (where the call was found) is recorded.
+    /// The parsing rules on `arguments`, after `found` (step *Where the call was found*) is
+    /// recorded.
     pub(crate) fn parse(&self, arguments: Arguments<'_>, found: Option<Recovery>) -> Outcome<R> {
         match self.parser().parse(arguments, found, self.from_value) {
             Ok(accepted) => Outcome::Accepted(accepted),

@@ -60,7 +60,7 @@ pub(crate) struct Inner {
     pub(crate) properties: Vec<Property>,
     /// The definitions, indexed by `Provider::index`.
     pub(crate) definitions: [Value; 4],
-    /// For a tool built from a JSON Schema document: the validator of step 7.
+    /// For a tool built from a JSON Schema document: the validator of step *Decode*.
     pub(crate) validator: Option<jsonschema::Validator>,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
     /// argument is rejected.
@@ -318,7 +318,8 @@ impl<R: SubmitResult> SubmitTool<R> {
 
 impl SubmitTool<Value> {
     /// Builds a tool whose payload is described by a JSON Schema document instead of a Rust
-    /// type; step 7 then validates the payload against it.
+    /// type; step *Decode* of the [parsing rules](crate::rules::parsing) then validates the
+    /// payload against it.
     ///
     /// The document gets the same treatment as a reflected schema (local references inlined,
     /// no `$schema`/`$id`/`title` at the root, the root description set to the payload

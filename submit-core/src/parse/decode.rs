@@ -1,8 +1,9 @@
-//! Step 7 of the parsing rules: the payload object decoded into the response type (or, for a
-//! tool built from a JSON Schema document, validated against that schema). When that fails, the
-//! payload is walked once against the full payload schema for values at depth (`values.rs`)
-//! and, if the walk mended anything, decoded again; the rejection is otherwise the first
-//! decode's.
+//! Step *Strict mode only* and step *Decode* of the parsing rules: strict mode's `null`s
+//! removed, then the payload object decoded into the response type (or, for a tool built from a
+//! JSON Schema document, validated against that schema). When that fails, the payload is walked
+//! once against the full payload schema for values at depth (`values.rs`: `stringified_value`,
+//! `enum_case`) and, if the walk mended anything, decoded again; the rejection is otherwise the
+//! first decode's.
 
 use std::borrow::Cow;
 
@@ -18,7 +19,7 @@ use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
 use crate::tool::FromValue;
 
-/// What step 7 needs of the tool.
+/// What step *Strict mode only* and step *Decode* need of the tool.
 pub(crate) struct Decode<'t> {
     /// Strict mode: the optional properties' `null`s are removed first.
     pub(crate) strict: bool,
@@ -33,8 +34,9 @@ pub(crate) struct Decode<'t> {
     pub(crate) flat: bool,
 }
 
-/// Step 7. The message is the same whether the payload came direct, from a string or from
-/// reasoning: serde's text without the position, which differs between those.
+/// Step *Decode*, after step *Strict mode only*. The message is the same whether the payload
+/// came direct, from a string or from reasoning: serde's text without the position, which
+/// differs between those.
 ///
 /// A payload that does not decode is walked once: strings that hold a value of the type the
 /// schema admits there, and enum values in another letter case, are mended, and the result is

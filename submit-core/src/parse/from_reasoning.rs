@@ -1,5 +1,6 @@
-//! Step 5 of the parsing rules: a payload the model wrote inside the reasoning string, recovered
-//! from there.
+//! Step *Nested payload* of the parsing rules, for a payload absent or `null`: a payload the
+//! model wrote inside the reasoning string, recovered from there (`reasoning_opener`,
+//! `reasoning_member`).
 //!
 //! Only reached when the payload parameter is absent or `null`. The whole reasoning being one
 //! JSON object that holds the payload is checked first; otherwise the first mark decides the
@@ -22,13 +23,13 @@ use crate::outcome::RecoveryKind;
 /// Any parameter's opener: text before the payload that holds one may hide another value.
 const ANY_OPENER: &str = "<parameter name=";
 
-/// Step 5. `got` is how the payload arrived: absent (`None`) or `null`. Without a mark the
-/// submit rejects with step 4's message (cause *absent or mistyped parameter*); a mark that
-/// does not lead to an object followed by closing tokens rejects with a hint (cause *reasoning
-/// recovery declined*). Where the tool decodes its payload straight from text
-/// (`decodes_text`), the object after a mark is decoded into the response type as its end is
-/// found, so it is read once; when that decode fails, the object is located as the other tools
-/// locate it, and step 7 words the failure.
+/// The recovery from reasoning. `got` is how the payload arrived: absent (`None`) or `null`.
+/// Without a mark the submit rejects with the message of a payload that is no object (cause
+/// *absent or mistyped parameter*); a mark that does not lead to an object followed by closing
+/// tokens rejects with a hint (cause *reasoning recovery declined*). Where the tool decodes its
+/// payload straight from text (`decodes_text`), the object after a mark is decoded into the
+/// response type as its end is found, so it is read once; when that decode fails, the object is
+/// located as the other tools locate it, and step *Decode* words the failure.
 pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
     field: &str,
     reasoning: &'a str,

@@ -1,4 +1,5 @@
-//! JSON objects read member by member, each name once.
+//! JSON objects read member by member, each name once: step *Duplicate members* of the parsing
+//! rules.
 //!
 //! A member name written twice in argument text is ambiguous, so the call is rejected, naming
 //! it (see [rejections](crate::rules::rejections)). A parsed `Value` has already lost the

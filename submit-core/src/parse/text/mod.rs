@@ -1,5 +1,6 @@
-//! Calls a model wrote as text in its visible turn instead of making them: the tool-call syntax
-//! of its chat template ([`TextFormat`]), which the inference server's tool parser missed.
+//! Calls a model wrote as text in its visible turn instead of making them (step *Where the call
+//! was found* of the parsing rules): the tool-call syntax of its chat template ([`TextFormat`]),
+//! which the inference server's tool parser missed.
 //!
 //! [`find`] looks for the first call of the submit tool: `scan.rs` finds where calls of any tool
 //! open, in the order they stand in the text and outside the JSON objects and arrays it holds;
