@@ -21,7 +21,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, Map
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::members::{decode_map, repeated, CowStr, Members, Seen};
+use super::members::{decode_map, repeated, CowStr, Members, Seen, Stopped};
 use super::reasoning::REASONING;
 use crate::error::{ParameterCause, SubmitError};
 
@@ -311,8 +311,8 @@ fn read_text<'a, R: DeserializeOwned>(
     }
     match Members::read(text) {
         Ok(members) => Ok(AsWhole::Object(ArgumentsRead::plain(Object::Text(members)))),
-        Err(Ok(name)) => Err(repeated(&name)),
-        Err(Err(error)) => Ok(AsWhole::NotAnObject {
+        Err(Stopped::Repeated(name)) => Err(repeated(&name)),
+        Err(Stopped::Decoder(error)) => Ok(AsWhole::NotAnObject {
             text,
             rejection: undecodable(&error.to_string()),
         }),

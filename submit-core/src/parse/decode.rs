@@ -11,7 +11,7 @@ use serde::de::value::MapDeserializer;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::members::{decode_unique, Members};
+use super::members::{decode_unique, repeated, Members, Stopped};
 use super::payload::{Json, Payload};
 use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
@@ -107,9 +107,9 @@ fn attempt<'a, R: DeserializeOwned>(
 
 /// The payload text decoded with its own members each named once.
 fn checked<R: DeserializeOwned>(text: &str) -> Result<R, SubmitError> {
-    decode_unique(text).map_err(|error| match error {
-        Ok(duplicate) => duplicate,
-        Err(error) => SubmitError::payload(failed(&error)),
+    decode_unique(text).map_err(|stopped| match stopped {
+        Stopped::Repeated(name) => repeated(&name),
+        Stopped::Decoder(error) => SubmitError::payload(failed(&error)),
     })
 }
 

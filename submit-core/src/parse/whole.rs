@@ -13,7 +13,7 @@ use serde::de::IgnoredAny;
 
 use super::arguments::{self, Arguments, ArgumentsRead, AsWhole, JsonType, Member, Object};
 use super::closing::leading_object;
-use super::members::{repeated, Members};
+use super::members::{repeated, Members, Stopped};
 use super::reasoning::{trim_space, REASONING};
 use crate::error::SubmitError;
 use crate::outcome::RecoveryKind;
@@ -281,10 +281,10 @@ fn call_text(
 
 /// The members of a raw object, each named once.
 fn raw_members(raw: &RawValue) -> Result<Members<'_>, SubmitError> {
-    Members::read(raw.get()).map_err(|error| match error {
-        Ok(name) => repeated(&name),
+    Members::read(raw.get()).map_err(|stopped| match stopped {
+        Stopped::Repeated(name) => repeated(&name),
         // A raw member is one JSON object: only a repeat stops its read.
-        Err(error) => SubmitError::parameter(
+        Stopped::Decoder(error) => SubmitError::parameter(
             crate::error::ParameterCause::UndecodableArguments,
             format!("failed to parse tool arguments: {error}"),
         ),
