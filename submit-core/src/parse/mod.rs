@@ -50,6 +50,7 @@ pub(crate) use arguments::object_members;
 pub use arguments::{Arguments, JsonType};
 
 use arguments::{ArgumentsRead, AsWhole, InPlace};
+use payload::NewReasoning;
 use whole::Unwrapped;
 
 use crate::error::SubmitError;
@@ -198,8 +199,8 @@ impl Parser<'_> {
         // Step *Accept*. A recovered reasoning is usually a prefix of the argument: cut it in
         // place.
         let replacement = located.reasoning.map(|text| match text {
-            Cow::Borrowed(text) if text.as_ptr() == reasoning.as_ptr() => Err(text.len()),
-            other => Ok(other.into_owned()),
+            NewReasoning::Prefix(len) => Err(len),
+            NewReasoning::Text(text) => Ok(text.into_owned()),
         });
         let reasoning = match (replacement, reasoning) {
             (None, argument) => argument.into_owned(),

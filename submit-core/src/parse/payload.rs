@@ -49,10 +49,30 @@ impl<'a> Json<'a> {
 #[derive(Debug)]
 pub(crate) struct Located<'a, R> {
     pub(crate) payload: Payload<'a, R>,
-    pub(crate) reasoning: Option<Cow<'a, str>>,
+    pub(crate) reasoning: Option<NewReasoning<'a>>,
     pub(crate) recovery: Option<RecoveryKind>,
     /// A rule applied after the recovery (a stringified payload that held a Markdown fence).
     pub(crate) also: Option<RecoveryKind>,
+}
+
+/// The reasoning that replaces the argument's after a recovery from reasoning.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NewReasoning<'a> {
+    /// The argument's first bytes, this many: the text before the payload's mark.
+    Prefix(usize),
+    /// Another text: the `reasoning` member of the one object the whole reasoning held.
+    Text(Cow<'a, str>),
+}
+
+impl NewReasoning<'_> {
+    /// The reasoning, given the argument's.
+    #[cfg(test)]
+    pub(crate) fn of<'r>(&'r self, argument: &'r str) -> &'r str {
+        match self {
+            NewReasoning::Prefix(len) => argument.get(..*len).unwrap_or_default(),
+            NewReasoning::Text(text) => text,
+        }
+    }
 }
 
 impl<'a, R> Located<'a, R> {
@@ -128,13 +148,7 @@ fn stringified<'a, R: DeserializeOwned>(
         Some(range) => (Some(range), None),
         // The string holds the object in a Markdown fence.
         None => match super::whole::fenced_object(&text) {
-            Some(inner) => {
-                let start = (inner.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-                (
-                    Some(start..start + inner.len()),
-                    Some(RecoveryKind::FencedArguments),
-                )
-            }
+            Some(range) => (Some(range), Some(RecoveryKind::FencedArguments)),
             None => (None, None),
         },
     };

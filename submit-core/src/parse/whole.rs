@@ -5,6 +5,7 @@
 //! given as the arguments, `{"name": <tool>, "arguments": {…}}`).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,7 +15,7 @@ use serde::de::IgnoredAny;
 use super::arguments::{self, Arguments, ArgumentsRead, AsWhole, JsonType, Member, Object};
 use super::closing::leading_object;
 use super::members::{repeated, Members, Stopped};
-use super::reasoning::{trim_space, REASONING};
+use super::reasoning::{trim_space, trim_start_space, REASONING};
 use crate::error::SubmitError;
 use crate::outcome::RecoveryKind;
 use crate::schema::property::Property;
@@ -88,27 +89,47 @@ fn object_then_closers(
 /// The text between a Markdown fence's opening line (three backticks and an optional language
 /// tag of `[A-Za-z0-9_+-]`) and its closing line of three backticks; `text` is trimmed.
 pub(crate) fn fenced(text: &str) -> Option<&str> {
+    text.get(fenced_range(text)?)
+}
+
+/// The byte range of [`fenced`]'s text in `text`.
+fn fenced_range(text: &str) -> Option<Range<usize>> {
     let body = text.strip_prefix("```")?;
     let tag = body
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
         .count();
-    let body = body.get(tag..)?;
-    let body = body
-        .strip_prefix("\r\n")
-        .or_else(|| body.strip_prefix('\n'))?;
-    let body = body.strip_suffix("```")?;
-    body.strip_suffix("\r\n")
-        .or_else(|| body.strip_suffix('\n'))
-        .or_else(|| body.is_empty().then_some(body))
+    let after_tag = body.get(tag..)?;
+    let line_break = if after_tag.starts_with("\r\n") {
+        2
+    } else if after_tag.starts_with('\n') {
+        1
+    } else {
+        return None;
+    };
+    let start = "```".len() + tag + line_break;
+    let body = text.get(start..)?.strip_suffix("```")?;
+    let line_break = if body.ends_with("\r\n") {
+        2
+    } else if body.ends_with('\n') {
+        1
+    } else if body.is_empty() {
+        0
+    } else {
+        return None;
+    };
+    Some(start..start + body.len() - line_break)
 }
 
-/// A fenced stringified payload (`fenced_arguments` inside step *Nested payload*): the object
-/// between the fence lines, followed by closing tokens only.
-pub(crate) fn fenced_object(text: &str) -> Option<&str> {
-    let inner = fenced(trim_space(text))?;
-    let range = leading_object(inner)?;
-    inner.get(range)
+/// A fenced stringified payload (`fenced_arguments` inside step *Nested payload*): the byte
+/// range in `text` of the object between the fence lines, followed by closing tokens only.
+pub(crate) fn fenced_object(text: &str) -> Option<Range<usize>> {
+    let leading = text.len() - trim_start_space(text).len();
+    let trimmed = trim_space(text);
+    let inner = fenced_range(trimmed)?;
+    let object = leading_object(trimmed.get(inner.clone())?)?;
+    let at = leading + inner.start;
+    Some(at + object.start..at + object.end)
 }
 
 /// What `wrapped_arguments` and `wrapped_call` need of the tool: the advertised parameters,

@@ -1,6 +1,8 @@
 //! JSON in the text: where an object or array the model printed ends (or stops being JSON), the
 //! arguments object a form holds, the Markdown fences around one, and JSON strings written out.
 
+use std::ops::Range;
+
 use serde_json::value::RawValue;
 
 use super::lex::{after, has, is_space, line_break, rest, skip_space};
@@ -69,6 +71,28 @@ pub(crate) fn json_end(bytes: &[u8], at: usize) -> Result<usize, usize> {
             }
         }
     }
+}
+
+/// The byte ranges in `text` of the elements of the JSON array that stands from `open` (its `[`)
+/// to `end` (after its `]`); `None` when that text is not one JSON array.
+pub(crate) fn array_elements(text: &str, open: usize, end: usize) -> Option<Vec<Range<usize>>> {
+    let elements = serde_json::from_str::<Vec<&RawValue>>(text.get(open..end)?).ok()?;
+    // The decoder took the array: between its elements stand whitespace and one comma.
+    let mut ranges = Vec::with_capacity(elements.len());
+    let mut at = open + 1;
+    for (index, element) in elements.into_iter().enumerate() {
+        at = skip_space(text, at);
+        if index > 0 {
+            at = skip_space(text, at + 1);
+        }
+        let range = at..at + element.get().len();
+        if text.get(range.clone()) != Some(element.get()) {
+            return None;
+        }
+        at = range.end;
+        ranges.push(range);
+    }
+    Some(ranges)
 }
 
 fn skip_json_space(bytes: &[u8], at: usize) -> usize {

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::super::members::{CowStr, Members};
-use super::json::{fence_close, fence_open, json_object};
+use super::json::{array_elements, fence_close, fence_open, json_object};
 use super::lex::{after, has, named, quoted, rest, skip_space, Named, MAX_NAME};
 use super::opening::{CallRead, Form, Opening};
 
@@ -138,16 +138,16 @@ pub(crate) fn mistral_opening(
 
 /// The calls a complete array after `[TOOL_CALLS]` holds, from `body` to `end`.
 fn mistral_array(text: &str, at: usize, body: usize, end: usize, tool: &str) -> Option<Opening> {
-    let elements = serde_json::from_str::<Vec<&RawValue>>(text.get(body..end)?).ok()?;
+    let elements = array_elements(text, body, end)?;
     let mut calls = 0;
     let mut submit = None;
     for element in elements {
-        let Some(named) = json_named(element.get(), 0, tool, false) else {
+        let Some(named) = json_named(text.get(element.clone())?, 0, tool, false) else {
             continue;
         };
         calls += 1;
         if named == Named::Submit && submit.is_none() {
-            submit = Some(element.get().as_ptr() as usize - text.as_ptr() as usize);
+            submit = Some(element.start);
         }
     }
     if calls == 0 {
