@@ -321,6 +321,28 @@ mod tests {
     }
 
     #[test]
+    fn a_fenced_object_is_given_as_its_range_in_the_string() {
+        for (text, object) in [
+            ("```json\n{\"a\":1}\n```", "{\"a\":1}"),
+            (" \r\n```\r\n {\"a\":[1]}</x>\r\n``` \n", "{\"a\":[1]}"),
+            ("```\n{}\n```", "{}"),
+        ] {
+            let range = fenced_object(text).unwrap();
+            assert_eq!(&text[range], object, "{text:?}");
+        }
+        for text in [
+            "```json\n{\"a\":1} x\n```",
+            "```json {\"a\":1}```",
+            "{\"a\":1}",
+            "```\n```",
+        ] {
+            assert_eq!(fenced_object(text), None, "{text:?}");
+        }
+        assert_eq!(fenced("```\n```"), Some(""));
+        assert_eq!(fenced("```js\r\nx\r\n```"), Some("x"));
+    }
+
+    #[test]
     fn empty_text_reads_as_an_empty_object() {
         for text in ["", " ", "\n\t\r "] {
             assert_eq!(found(text), Some(("{}".into(), vec![])));

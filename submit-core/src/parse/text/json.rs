@@ -255,6 +255,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn array_elements_are_the_ranges_the_decoder_read() {
+        let text = "[TOOL_CALLS] [ {\"a\": \"x, ]\"} ,\r\n\t[1, [2]],\"s\" , 3 ]tail";
+        let open = text.find("[ ").unwrap();
+        let end = text.find("tail").unwrap();
+        let ranges = array_elements(text, open, end).unwrap();
+        let elements: Vec<&str> = ranges.iter().map(|range| &text[range.clone()]).collect();
+        assert_eq!(elements, ["{\"a\": \"x, ]\"}", "[1, [2]]", "\"s\"", "3"]);
+        assert_eq!(array_elements("[]", 0, 2), Some(vec![]));
+        assert_eq!(array_elements("[ ]", 0, 3), Some(vec![]));
+        for broken in ["[1,]", "[1 2]", "[1", "{}"] {
+            assert_eq!(array_elements(broken, 0, broken.len()), None, "{broken:?}");
+        }
+    }
+
+    #[test]
     fn json_values_end_where_they_close_and_stop_where_they_break() {
         for (text, end) in [
             ("{}", Ok(2)),
