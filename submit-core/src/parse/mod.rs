@@ -10,14 +10,14 @@
 //! before it, at the door (`receive.rs`, `calls_in_text.rs`). Each step is one call into the file
 //! that holds it, and the first rejection wins.
 //!
-//! The common case takes fast paths inside those steps, never beside them: where the tool
-//! decodes its payload straight from JSON text, step *The arguments as a whole* reads the
-//! reasoning and decodes the payload object in place while it reads argument text, and step
-//! *Nested payload* decodes an object it recovers from a string or from the reasoning as it finds
-//! its end. Each fast path falls back to the general reading of its
-//! own step on anything it does not expect, so every rejection and every recovery is decided
-//! and worded in one place. `properties.rs` checks, on generated and damaged calls, that the
-//! parser with and without the fast paths gives the same outcome, call for call.
+//! The common case takes fast paths inside those steps, never beside them: where the tool decodes
+//! its payload straight from JSON text, step *The arguments as a whole* reads the reasoning and
+//! decodes the payload object in place while it reads argument text, and step *Nested payload*
+//! decodes an object it recovers from a string or from the reasoning as it finds its end. Each fast
+//! path falls back to the general reading of its own step on anything it does not expect, so every
+//! rejection and every recovery is decided and worded in one place. `properties.rs` checks, on
+//! generated and damaged calls, that the parser with and without the fast paths gives the same
+//! outcome, call for call.
 
 mod arguments;
 mod closing;
