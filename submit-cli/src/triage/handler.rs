@@ -4,6 +4,7 @@
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
 
+use super::detect::{detect, Node, Top};
 use super::found::{find, Line};
 use crate::args::InputFormat;
 use crate::shapes::declined_shape;
@@ -39,13 +40,13 @@ impl From<Handled> for Entry {
 }
 
 /// Handles lines with `tool`, each line one call (with no stop reason around it, so handled as
-/// usual): a line not in `provider`'s shape is an `Err` naming why.
+/// usual): a line that is not JSON, or not a call in `provider`'s shape, is an `Err` naming why.
 pub fn handler(
     tool: &SubmitTool<Value>,
     provider: Provider,
-) -> impl FnMut(&Value) -> Result<Handled, String> + '_ {
-    move |value| {
-        handle(tool, provider, value, StopReason::Complete)?
+) -> impl Fn(&[u8]) -> Result<Handled, String> + Sync + '_ {
+    move |line| {
+        bare(tool, provider, line)?
             .ok_or_else(|| format!("a {PARALLEL_WRAPPER} call with no entry of the tool"))
     }
 }
@@ -54,6 +55,10 @@ pub fn handler(
 /// the tool found by its name; a bare call is read in `provider`'s shape. A submit call that is
 /// the last tool call of a response that stopped at the output-token limit is rejected with
 /// cause `truncated_call` (see [`find`]).
+///
+/// Under [`InputFormat::Auto`] the line's top-level members are read first, without decoding
+/// them, to tell what it holds; a bare call (under `Auto` or [`InputFormat::Call`]) is handed to
+/// the tool as the line's bytes.
 ///
 /// The visible text of a whole response's turn that made no submit call is read for one the
 /// model wrote as text ([`SubmitTool::handle_text`], with how the turn ended): a call found
@@ -64,8 +69,30 @@ pub fn reader(
     tool: &SubmitTool<Value>,
     provider: Provider,
     format: InputFormat,
-) -> impl FnMut(&Value) -> Result<Entry, String> + '_ {
-    move |value| match find(value, format, provider, tool.name())? {
+) -> impl Fn(&[u8]) -> Result<Entry, String> + Sync + '_ {
+    move |line| {
+        let format = match format {
+            InputFormat::Auto => detect(Node::Top(&Top::read(line).map_err(not_json)?)),
+            chosen => chosen,
+        };
+        if format == InputFormat::Call {
+            return Ok(bare(tool, provider, line)?
+                .map(Entry::from)
+                .unwrap_or_default());
+        }
+        let value: Value = serde_json::from_slice(line).map_err(not_json)?;
+        entry(tool, find(&value, format, provider, tool.name())?)
+    }
+}
+
+/// Why a line is malformed when it is not JSON.
+fn not_json(error: serde_json::Error) -> String {
+    format!("not JSON: {error}")
+}
+
+/// The calls and texts found in a line, handled.
+fn entry(tool: &SubmitTool<Value>, line: Line<'_>) -> Result<Entry, String> {
+    match line {
         Line::Failed { custom_id, status } => Ok(Entry {
             custom_id: custom_id.map(str::to_owned),
             calls: Vec::new(),
@@ -100,6 +127,17 @@ pub fn reader(
             })
         }
     }
+}
+
+/// A line that is one call in `provider`'s shape, handled; `None` for a
+/// `multi_tool_use.parallel` call with no entry of the tool.
+fn bare(
+    tool: &SubmitTool<Value>,
+    provider: Provider,
+    line: &[u8],
+) -> Result<Option<Handled>, String> {
+    let value: Value = serde_json::from_slice(line).map_err(not_json)?;
+    handle(tool, provider, &value, StopReason::Complete)
 }
 
 /// One call found, handled; `None` for a `multi_tool_use.parallel` call with no entry of the
