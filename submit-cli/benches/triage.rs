@@ -8,7 +8,7 @@
 //!   reading it.
 //! - `triage_200k_chat_calls`: 200,000 OpenAI Chat calls (80% clean, 10% with the payload
 //!   JSON-encoded into a string, 5% with closers after the arguments, 5% cut part way as at the
-//!   output-token limit), about 94 MB, read from a file as the command line reads it. The floor
+//!   output-token limit), 96 MB, read from a file as the command line reads it. The floor
 //!   (`floor_two_parses`) reads the same file line by line and decodes each line, then its
 //!   argument text, as `serde_json::Value`s; `triage_threads_1` and `triage_threads_2` triage
 //!   it on one and two threads; `triage_gzip_threads_1` and `triage_gzip_threads_2` triage its
@@ -118,7 +118,7 @@ fn review_schema() -> Value {
 fn chat_call(i: usize) -> String {
     let severity = ["low", "medium", "high"][i % 3];
     let payload = json!({
-        "summary": format!("Run {i}: the build failed because the cache key changed."),
+        "summary": format!("Run {i}: the cache key changed."),
         "findings": [
             {"id": i, "title": "The cache key omits the toolchain version", "severity": severity,
              "score": (i % 100) as f64 / 10.0, "tags": ["cache", "ci"]},
@@ -126,7 +126,7 @@ fn chat_call(i: usize) -> String {
              "score": 0.5, "tags": ["build"]}
         ]
     });
-    let reasoning = "I read the logs of every step and compared the cache keys.";
+    let reasoning = "I compared the cache keys of every step.";
     let arguments = match i % 20 {
         // The payload JSON-encoded into a string.
         16 | 17 => json!({"reasoning": reasoning, "result": payload.to_string()}).to_string(),

@@ -1,11 +1,14 @@
 //! What a line is (`--input auto`), told from its top-level members: from a decoded
-//! `serde_json::Value`, or from the line's bytes read once without decoding the members (each
-//! kept as its raw JSON text, borrowed), so that a bare call's bytes go to the tool as they are.
+//! `serde_json::Value`, or from the line's bytes read once without decoding the members (the
+//! few read further kept as their raw JSON text, borrowed; of the others only the type), so
+//! that a bare call's bytes go to the tool as they are.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -97,13 +100,24 @@ impl Probe for &Value {
     }
 }
 
-/// A line read once at its top level: an object's members or an array's items, each as its
-/// raw JSON text borrowed from the line, or the type of anything else.
+/// The members [`detect`] reads beyond their type: the line's reading keeps their raw text.
+const READ_WHOLE: [&str; 5] = ["object", "type", "messages", "input", "contents"];
+
+/// A line read once at its top level: an object's members (the raw JSON text of those
+/// [`detect`] reads further, borrowed from the line, the type of the others) or the types of an
+/// array's items, or the type of anything else. Nothing under the top level is decoded.
 #[derive(Debug)]
 pub(super) enum Top<'a> {
-    Object(Vec<(Cow<'a, str>, &'a RawValue)>),
-    Array(Vec<&'a RawValue>),
+    Object(Vec<(Cow<'a, str>, Member<'a>)>),
+    Array(Vec<Kind>),
     Scalar(Kind),
+}
+
+/// A member of the line's top level: its raw text, or only its type.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Member<'a> {
+    Raw(&'a RawValue),
+    Kind(Kind),
 }
 
 impl<'a> Top<'a> {
@@ -113,20 +127,30 @@ impl<'a> Top<'a> {
     }
 }
 
-/// A value detection reads: the line's top level, or a value in it as its raw text.
+/// A value detection reads: the line's top level, or a value in it.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Node<'t, 'a> {
     Top(&'t Top<'a>),
-    Raw(&'a RawValue),
+    Member(Member<'a>),
 }
 
-impl Probe for Node<'_, '_> {
+/// The last member named `key`, as a decoded object keeps it.
+fn last<'a>(members: &[(Cow<'_, str>, Member<'a>)], key: &str) -> Option<Member<'a>> {
+    members
+        .iter()
+        .rev()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| *value)
+}
+
+impl<'t, 'a> Probe for Node<'t, 'a> {
     fn kind(self) -> Kind {
         match self {
             Node::Top(Top::Object(_)) => Kind::Object,
             Node::Top(Top::Array(_)) => Kind::Array,
             Node::Top(Top::Scalar(kind)) => *kind,
-            Node::Raw(raw) => match raw.get().as_bytes().first() {
+            Node::Member(Member::Kind(kind)) => kind,
+            Node::Member(Member::Raw(raw)) => match raw.get().as_bytes().first() {
                 Some(b'{') => Kind::Object,
                 Some(b'[') => Kind::Array,
                 Some(b'"') => Kind::String,
@@ -136,18 +160,11 @@ impl Probe for Node<'_, '_> {
     }
 
     fn get(self, key: &str) -> Option<Self> {
-        let last = |members: &[(Cow<'_, str>, _)]| {
-            members
-                .iter()
-                .rev()
-                .find(|(name, _)| name == key)
-                .map(|(_, value)| *value)
-        };
         match self {
-            Node::Top(Top::Object(members)) => last(members).map(Node::Raw),
-            Node::Top(_) => None,
-            Node::Raw(raw) => match serde_json::from_str::<Top<'_>>(raw.get()) {
-                Ok(Top::Object(members)) => last(&members).map(Node::Raw),
+            Node::Top(Top::Object(members)) => last(members, key).map(Node::Member),
+            Node::Top(_) | Node::Member(Member::Kind(_)) => None,
+            Node::Member(Member::Raw(raw)) => match serde_json::from_str::<Top<'a>>(raw.get()) {
+                Ok(Top::Object(members)) => last(&members, key).map(Node::Member),
                 _ => None,
             },
         }
@@ -155,7 +172,7 @@ impl Probe for Node<'_, '_> {
 
     fn is_str(self, text: &str) -> bool {
         match self {
-            Node::Raw(raw) if self.kind() == Kind::String => {
+            Node::Member(Member::Raw(raw)) if self.kind() == Kind::String => {
                 serde_json::from_str::<Cow<'_, str>>(raw.get()).is_ok_and(|s| s == text)
             }
             _ => false,
@@ -163,16 +180,15 @@ impl Probe for Node<'_, '_> {
     }
 
     fn objects(self) -> bool {
-        let objects = |items: &[&RawValue]| {
-            !items.is_empty() && items.iter().all(|item| item.get().starts_with('{'))
-        };
+        let objects =
+            |items: &[Kind]| !items.is_empty() && items.iter().all(|k| *k == Kind::Object);
         match self {
             Node::Top(Top::Array(items)) => objects(items),
-            Node::Top(_) => false,
-            Node::Raw(raw) => match serde_json::from_str::<Top<'_>>(raw.get()) {
+            Node::Member(Member::Raw(raw)) => match serde_json::from_str::<Top<'_>>(raw.get()) {
                 Ok(Top::Array(items)) => objects(&items),
                 _ => false,
             },
+            _ => false,
         }
     }
 }
@@ -194,7 +210,12 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members = Vec::new();
-        while let Some((Key(name), value)) = map.next_entry::<Key<'de>, &'de RawValue>()? {
+        while let Some(Key(name)) = map.next_key::<Key<'de>>()? {
+            let value = if READ_WHOLE.contains(&name.as_ref()) {
+                Member::Raw(map.next_value::<&'de RawValue>()?)
+            } else {
+                Member::Kind(map.next_value_seed(KindOf)?)
+            };
             members.push((name, value));
         }
         Ok(Top::Object(members))
@@ -202,8 +223,8 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<&'de RawValue>()? {
-            items.push(item);
+        while let Some(kind) = seq.next_element_seed(KindOf)? {
+            items.push(kind);
         }
         Ok(Top::Array(items))
     }
@@ -234,6 +255,64 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(Top::Scalar(Kind::Other))
+    }
+}
+
+/// The type of a value, read past without keeping any of it.
+#[derive(Clone, Copy)]
+struct KindOf;
+
+impl<'de> DeserializeSeed<'de> for KindOf {
+    type Value = Kind;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Kind, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KindOf {
+    type Value = Kind;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Kind::Object)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kind, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Kind::Array)
+    }
+
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<Kind, E> {
+        Ok(Kind::String)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Kind, E> {
+        Ok(Kind::String)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Kind, E> {
+        Ok(Kind::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Kind, E> {
+        Ok(Kind::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Kind, E> {
+        Ok(Kind::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Kind, E> {
+        Ok(Kind::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Kind, E> {
+        Ok(Kind::Other)
     }
 }
 

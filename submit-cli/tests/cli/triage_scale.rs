@@ -399,3 +399,23 @@ fn a_truncated_gzip_is_reported_with_the_line_reached() {
         }
     }
 }
+
+#[test]
+fn triage_help_describes_threads_and_compressed_input() {
+    let output = Command::new(BIN)
+        .args(["triage", "--help"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    // The words as they read, whatever the wrapping.
+    let help = String::from_utf8(output.stdout).unwrap();
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for words in [
+        "--threads <N>",
+        "from 1 to 256 (default: one a core)",
+        "gzip (.gz) or Zstandard (.zst)",
+        "reported with the line reached",
+    ] {
+        assert!(help.contains(words), "{words:?} not in {help}");
+    }
+}
