@@ -19,8 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 use submit_core::{
-    BuildError as CoreBuildError, Options, Outcome, Provider, Recovery, StopReason,
-    SubmitTool as CoreTool, PARALLEL_WRAPPER,
+    BuildError as CoreBuildError, Incoming, Options, Outcome, Provider, Recovery, StopReason,
+    SubmitTool as CoreTool,
 };
 
 create_exception!(
@@ -365,19 +365,18 @@ fn field_names(fields: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 }
 
 impl SubmitTool {
-    /// Handles a call in `provider`'s shape. A `multi_tool_use.parallel` call: its one entry of
-    /// the tool is handled as that call; none when no entry names the tool.
+    /// Handles a call in `provider`'s shape through the core's door. A `multi_tool_use.parallel`
+    /// call: its one entry of the tool is handled as that call; none when no entry names the
+    /// tool. A call not in the shape is rejected as `handle` rejects it.
     fn dispatch(
         &self,
         provider: Provider,
         call: &Value,
         end: StopReason,
     ) -> Option<Outcome<Value>> {
-        match provider.read_call(call) {
-            Ok(read) if read.name == Some(PARALLEL_WRAPPER) => {
-                self.tool.handle_parallel(read.arguments, end)
-            }
-            _ => Some(self.tool.handle_in_turn(provider, call, end)),
+        match self.tool.receive(Incoming::call(provider, call).stop(end)) {
+            Ok(found) => found,
+            Err(_) => Some(self.tool.handle(provider, call)),
         }
     }
 
