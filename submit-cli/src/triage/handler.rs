@@ -1,6 +1,9 @@
 //! A line handled by the submit tool: the outcome of each call found in it, and the shape a
 //! declined recovery saw.
 
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use submit_core::{
     Incoming, Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
@@ -131,15 +134,55 @@ fn entry(tool: &SubmitTool<Value>, line: Line<'_>) -> Result<Entry, String> {
     }
 }
 
-/// A line that is one call in `provider`'s shape, handled; `None` for a
-/// `multi_tool_use.parallel` call with no entry of the tool.
+/// A line that is one call in `provider`'s shape, handled from its bytes as they are (the
+/// argument text read in place); `None` for a `multi_tool_use.parallel` call with no entry of
+/// the tool.
 fn bare(
     tool: &SubmitTool<Value>,
     provider: Provider,
     line: &[u8],
 ) -> Result<Option<Handled>, String> {
-    let value: Value = serde_json::from_slice(line).map_err(not_json)?;
-    handle(tool, provider, &value, StopReason::Complete)
+    let received = tool.receive(Incoming::call_json(provider, line));
+    let outcome = match received {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => return Ok(None),
+        // A line that is no JSON says so as every other malformed line does.
+        Err(error) => match serde_json::from_slice::<IgnoredAny>(line) {
+            Err(syntax) => return Err(not_json(syntax)),
+            Ok(_) => return Err(error.to_string()),
+        },
+    };
+    let shape = declined(
+        tool,
+        &outcome,
+        || serde_json::from_slice::<Value>(line).ok().map(Cow::Owned),
+        provider,
+    );
+    Ok(Some(Handled { outcome, shape }))
+}
+
+/// The declined shape of `outcome`, a rejection whose recovery declined, read from the call's
+/// value (`call`, only decoded then); `None` for any other outcome.
+fn declined<'v>(
+    tool: &SubmitTool<Value>,
+    outcome: &Outcome<Value>,
+    call: impl FnOnce() -> Option<Cow<'v, Value>>,
+    provider: Provider,
+) -> Option<String> {
+    let Outcome::Rejected(rejected) = outcome else {
+        return None;
+    };
+    let cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined) =
+        rejected.error.cause()?
+    else {
+        return None;
+    };
+    let value = call()?;
+    let call = provider
+        .read_call(&value)
+        .ok()
+        .filter(|call| call.name != Some(PARALLEL_WRAPPER))?;
+    declined_shape(call.arguments, tool.payload_field(), cause)
 }
 
 /// One call found, handled; `None` for a `multi_tool_use.parallel` call with no entry of the
@@ -156,18 +199,6 @@ fn handle(
     else {
         return Ok(None);
     };
-    let shape = match &outcome {
-        Outcome::Rejected(rejected) => match rejected.error.cause() {
-            Some(
-                cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined),
-            ) => provider
-                .read_call(value)
-                .ok()
-                .filter(|call| call.name != Some(PARALLEL_WRAPPER))
-                .and_then(|call| declined_shape(call.arguments, tool.payload_field(), cause)),
-            _ => None,
-        },
-        Outcome::Accepted(_) => None,
-    };
+    let shape = declined(tool, &outcome, || Some(Cow::Borrowed(value)), provider);
     Ok(Some(Handled { outcome, shape }))
 }
