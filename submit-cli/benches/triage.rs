@@ -14,9 +14,11 @@
 //!   it on one and two threads; `triage_gzip_threads_1` and `triage_gzip_threads_2` triage its
 //!   gzip archive, beside `zcat_to_dev_null`, the system's `zcat` decoding the same archive.
 //!
-//! Before the groups, the `submit-result` binary triages the 200,000 calls at 1, 2, 4, 8 and
-//! 16 threads under `/usr/bin/time`, and its peak resident memory is printed for each, with
-//! the machine's load average before and after.
+//! Before the group, the `submit-result` binary triages the 200,000 calls (and their archive)
+//! at 1, 2, 4, 8 and 16 threads under `/usr/bin/time`, and its peak resident memory is printed
+//! for each; then the group's cases take turns for three rounds and the best wall time and
+//! CPU time (of this process, every thread) of each is printed with its ratio to the floor's,
+//! with the machine's load average before and after.
 //!
 //! ```text
 //! cargo bench -p submit-cli --bench triage -- --warm-up-time 1 --measurement-time 2
@@ -225,6 +227,41 @@ fn peak_memory(calls: &Path, schema: &Path) {
     }
 }
 
+/// This process's CPU time so far (user and system, all threads), from `/proc/self/stat`, in
+/// clock ticks of 10 ms; `None` where there is no such file.
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name in parentheses: utime and stime are the 12th and 13th.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let user: u64 = fields.get(11)?.parse().ok()?;
+    let system: u64 = fields.get(12)?.parse().ok()?;
+    Some(user + system)
+}
+
+/// Each case's best wall and CPU time over `rounds` rounds, the cases taking turns so that a
+/// change in the machine's load reaches them alike, printed with their ratios to the first.
+fn side_by_side(cases: &[(&str, &dyn Fn())], rounds: usize) {
+    let mut best = vec![(f64::INFINITY, f64::INFINITY); cases.len()];
+    for _ in 0..rounds {
+        for ((_, case), best) in cases.iter().zip(&mut best) {
+            let ticks = cpu_ticks().unwrap_or(0);
+            let started = std::time::Instant::now();
+            case();
+            let wall = started.elapsed().as_secs_f64();
+            let cpu = cpu_ticks().unwrap_or(0).saturating_sub(ticks) as f64 / 100.0;
+            *best = (best.0.min(wall), best.1.min(cpu));
+        }
+    }
+    let (base_wall, base_cpu) = best[0];
+    for ((name, _), (wall, cpu)) in cases.iter().zip(&best) {
+        println!(
+            "{name:<24} wall {wall:6.3} s ({:5.2}x)   cpu {cpu:6.2} s ({:5.2}x)",
+            wall / base_wall,
+            cpu / base_cpu
+        );
+    }
+}
+
 fn bench_large(c: &mut Criterion) {
     println!("load average before: {}", load());
     let (plain, gzip) = large_files();
@@ -246,52 +283,63 @@ fn bench_large(c: &mut Criterion) {
         )
         .expect("triage");
         assert_eq!(summary.calls(), CALLS as u64);
-        black_box(summary.clean)
+        black_box(summary.clean);
     };
+
+    let floor = || {
+        let mut lines = BufReader::with_capacity(256 * 1024, File::open(&plain).expect("calls"));
+        let mut line = Vec::new();
+        let mut objects = 0usize;
+        loop {
+            line.clear();
+            if lines.read_until(b'\n', &mut line).expect("read") == 0 {
+                break;
+            }
+            let Ok(call) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let text = call
+                .get("function")
+                .and_then(|f| f.get("arguments"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Ok(arguments) = serde_json::from_str::<Value>(text) {
+                objects += usize::from(arguments.is_object());
+            }
+        }
+        black_box(objects);
+    };
+    let zcat = || {
+        let status = Command::new("zcat")
+            .arg(&gzip)
+            .stdout(Stdio::null())
+            .status()
+            .expect("zcat");
+        assert!(status.success());
+    };
+    // The CPU time of `zcat` is its own process's, not this one's: only its wall time counts.
+    println!("side by side, best of 3 rounds (ratios to the floor):");
+    side_by_side(
+        &[
+            ("floor_two_parses", &floor),
+            ("triage_threads_1", &|| triage(&plain, 1)),
+            ("triage_threads_2", &|| triage(&plain, 2)),
+            ("triage_gzip_threads_1", &|| triage(&gzip, 1)),
+            ("triage_gzip_threads_2", &|| triage(&gzip, 2)),
+            ("zcat_to_dev_null", &zcat),
+        ],
+        3,
+    );
 
     let mut group = c.benchmark_group("triage_200k_chat_calls");
     group.sample_size(10);
     group.throughput(Throughput::Elements(CALLS as u64));
-    group.bench_function("floor_two_parses", |b| {
-        b.iter(|| {
-            let mut lines =
-                BufReader::with_capacity(256 * 1024, File::open(&plain).expect("calls"));
-            let mut line = Vec::new();
-            let mut objects = 0usize;
-            loop {
-                line.clear();
-                if lines.read_until(b'\n', &mut line).expect("read") == 0 {
-                    break;
-                }
-                let Ok(call) = serde_json::from_slice::<Value>(&line) else {
-                    continue;
-                };
-                let text = call
-                    .get("function")
-                    .and_then(|f| f.get("arguments"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if let Ok(arguments) = serde_json::from_str::<Value>(text) {
-                    objects += usize::from(arguments.is_object());
-                }
-            }
-            black_box(objects)
-        })
-    });
+    group.bench_function("floor_two_parses", |b| b.iter(floor));
     group.bench_function("triage_threads_1", |b| b.iter(|| triage(&plain, 1)));
     group.bench_function("triage_threads_2", |b| b.iter(|| triage(&plain, 2)));
     group.bench_function("triage_gzip_threads_1", |b| b.iter(|| triage(&gzip, 1)));
     group.bench_function("triage_gzip_threads_2", |b| b.iter(|| triage(&gzip, 2)));
-    group.bench_function("zcat_to_dev_null", |b| {
-        b.iter(|| {
-            let status = Command::new("zcat")
-                .arg(&gzip)
-                .stdout(Stdio::null())
-                .status()
-                .expect("zcat");
-            assert!(status.success());
-        })
-    });
+    group.bench_function("zcat_to_dev_null", |b| b.iter(zcat));
     group.finish();
     println!("load average after: {}", load());
     if let Some(dir) = plain.parent() {

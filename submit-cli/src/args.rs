@@ -129,7 +129,7 @@ pub struct TriageArgs {
     pub top: usize,
     /// How many threads handle the lines, from 1 to 256 (default: one a core). The summary,
     /// --out and --html are the same whatever the number.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::triage::MAX_THREADS as i64))]
     pub threads: Option<u16>,
 }
 
@@ -465,6 +465,45 @@ mod tests {
             let cli = parse(&["definition", "--provider", name, "--schema", "s.json"]).unwrap();
             assert_eq!(common(cli).provider(), provider);
         }
+    }
+
+    #[test]
+    fn triage_threads_run_from_1_to_256() {
+        let threads = |n: &str| {
+            parse(&[
+                "triage",
+                "--provider",
+                "claude",
+                "--schema",
+                "s",
+                "--threads",
+                n,
+            ])
+            .map(|cli| match cli.command {
+                Command::Triage(args) => args.threads,
+                _ => None,
+            })
+        };
+        assert_eq!(threads("1").ok(), Some(Some(1)));
+        assert_eq!(threads("256").ok(), Some(Some(256)));
+        for out_of_range in ["0", "257", "many"] {
+            let error = threads(out_of_range).err().map(|e| e.kind());
+            assert!(
+                matches!(
+                    error,
+                    Some(
+                        clap::error::ErrorKind::ValueValidation
+                            | clap::error::ErrorKind::InvalidValue
+                    )
+                ),
+                "{out_of_range}: {error:?}"
+            );
+        }
+        let cli = parse(&["triage", "--provider", "claude", "--schema", "s"]).unwrap();
+        let Command::Triage(args) = cli.command else {
+            panic!("not triage")
+        };
+        assert_eq!(args.threads, None, "the default is decided by the cores");
     }
 
     #[test]
