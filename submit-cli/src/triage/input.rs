@@ -109,7 +109,7 @@ pub enum OpenError {
 ///
 /// let mut source = open(std::io::Cursor::new(archive)).map_err(|e| format!("{e:?}"))?;
 /// assert_eq!(source.compression, Compression::Gzip);
-/// let lines: Vec<String> = source.reader.by_ref().lines().collect::<Result<_, _>>()?;
+/// let lines: Vec<String> = (&mut *source.reader).lines().collect::<Result<_, _>>()?;
 /// assert_eq!(lines, ["{\"a\": 1}", "{\"b\": 2}"]);
 /// assert_eq!(source.count.get(), size);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
