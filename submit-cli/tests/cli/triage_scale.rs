@@ -419,3 +419,31 @@ fn triage_help_describes_threads_and_compressed_input() {
         assert!(help.contains(words), "{words:?} not in {help}");
     }
 }
+
+/// In a build without the `compression` feature (`.ci/run` runs this with
+/// `--no-default-features`), a compressed input is refused, naming the feature and the way out.
+#[cfg(not(feature = "compression"))]
+#[test]
+fn compressed_input_without_the_feature_names_the_feature() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/schema.json");
+    let schema = schema.to_str().unwrap();
+    for (archive, format) in [
+        (gzip(b"{}\n"), "gzip"),
+        (zstd::encode_all(&b"{}\n"[..], 3).unwrap(), "Zstandard"),
+    ] {
+        let output = run(
+            &["triage", "--provider", "claude", "--schema", schema],
+            &archive,
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with(&format!(
+                "submit-result: calls from standard input is a {format} archive, and this \
+                 submit-result was built without compressed input (its default feature \
+                 `compression` was turned off)"
+            )),
+            "{stderr}"
+        );
+    }
+}
