@@ -175,7 +175,6 @@ fn decompressed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// A reader that hands over one byte a call, as a slow pipe may.
     struct Trickle(Vec<u8>, usize);
@@ -222,6 +221,7 @@ mod tests {
     #[cfg(feature = "compression")]
     #[test]
     fn gzip_members_one_after_the_other_are_read_as_one_text() {
+        use std::io::Write;
         let member = |text: &[u8]| {
             let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
             gzip.write_all(text).unwrap();
@@ -247,6 +247,7 @@ mod tests {
     #[cfg(feature = "compression")]
     #[test]
     fn a_cut_archive_is_a_read_error_after_what_it_held() {
+        use std::io::Write;
         let text = "{\"a\":1}\n".repeat(10_000);
         let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gzip.write_all(text.as_bytes()).unwrap();
