@@ -102,6 +102,6 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn text_call_start(&self, text: &str) -> Option<usize> {
-        text::first_mark(text, self.name())
+        text::call_start(text, self.name())
     }
 }

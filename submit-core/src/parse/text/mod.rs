@@ -83,9 +83,9 @@ pub(crate) fn find<'t>(text: &'t str, tool: &'t str) -> Option<Found<'t>> {
 }
 
 /// Where a call of `tool` written as text may first open in a text still arriving (see
-/// `scan::first_mark`).
-pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
-    scan::first_mark(text, tool)
+/// `scan::call_start`).
+pub(crate) fn call_start(text: &str, tool: &str) -> Option<usize> {
+    scan::call_start(text, tool)
 }
 
 impl<'t> Found<'t> {

@@ -255,7 +255,7 @@ impl<'t> Scanner<'t> {
 /// at (a `<`, `[` or `{`, or the start of `to=functions.`, `Malformed function call:` or
 /// `<tool>(`), or the start of the beginning of one of those needles that the text ends in.
 /// Nothing before it can belong to a call, whatever text follows. Linear in the text.
-pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
+pub(crate) fn call_start(text: &str, tool: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut bare = tool.as_bytes().to_vec();
     bare.push(b'(');
