@@ -16,7 +16,10 @@
 //! - `cli_parse[P]`: `submit-result parse`, one process per call (or text);
 //! - `cli_triage[P]`: `submit-result triage --out`, one process per tool, provider and kind of
 //!   line (bare calls, or whole responses for text vectors);
-//! - `mcp[P]`: `submit-result mcp` over stdio, driven by the agent's MCP client;
+//! - `mcp_stdio[P]`, `mcp_http[P]`: `submit-result mcp` over standard input and output and over
+//!   streamable HTTP, sent raw JSON-RPC bytes with the call's arguments spliced in as written
+//!   (an OpenAI argument text that is a JSON string is an MCP `arguments` string, read as a
+//!   string `input` is: its reference is the Claude call carrying it);
 //! - `rig[P]`, `async_openai[P]`: the rig tool and the async-openai conversions, on OpenAI
 //!   calls.
 //!
@@ -65,13 +68,14 @@ use rules::{count_skip, count_trial, Rule};
 const CUTS: [usize; 3] = [1, 7, 61];
 
 /// Every entry point, as trials and counts name them.
-const ENTRIES: [&str; 8] = [
+const ENTRIES: [&str; 9] = [
     "handle",
     "executor_body",
     "executor_stream",
     "cli_parse",
     "cli_triage",
-    "mcp",
+    "mcp_stdio",
+    "mcp_http",
     "rig",
     "async_openai",
 ];
@@ -132,7 +136,7 @@ impl Case {
     ) -> Trial {
         count_trial(entry);
         let case = Arc::clone(self);
-        let binary = matches!(entry, "cli_parse" | "cli_triage" | "mcp");
+        let binary = matches!(entry, "cli_parse" | "cli_triage" | "mcp_stdio" | "mcp_http");
         Trial {
             name: format!("{}::{entry}[{detail}]", case.vector.name),
             entry,
@@ -246,8 +250,8 @@ fn refusal_agrees(case: &Case, entry: &str, refusal: &str) -> Result<(), String>
 struct Batches {
     /// One `triage` process per tool, provider and what its lines hold (`call`, `response`).
     triage: BTreeMap<(String, &'static str, &'static str), TriageSlot>,
-    /// One series of MCP servers per tool.
-    mcp: BTreeMap<String, McpSlot>,
+    /// One series of MCP servers per tool and transport.
+    mcp: BTreeMap<(String, mcp::Transport), McpSlot>,
 }
 
 /// A triage batch being filled: its lines (line `n` is case `n - 1`).
@@ -256,7 +260,7 @@ struct TriageSlot {
     cases: Vec<Arc<Case>>,
 }
 
-/// An MCP batch being filled: its distinct argument objects, and each case's index into them.
+/// An MCP batch being filled: its distinct argument texts, and each case's index into them.
 struct McpSlot {
     batch: mcp::McpBatch,
     indices: HashMap<String, usize>,
@@ -309,7 +313,7 @@ fn trials() -> &'static Mutex<Vec<Trial>> {
 
 /// The entry points whose trials read the files of [`cli::workdir`]: the last of them to end
 /// removes it.
-const IN_WORKDIR: [&str; 3] = ["cli_parse", "cli_triage", "mcp"];
+const IN_WORKDIR: [&str; 4] = ["cli_parse", "cli_triage", "mcp_stdio", "mcp_http"];
 
 /// Runs every trial of `entry`, and fails with the list of those that disagree.
 fn run(entry: &'static str) {
@@ -375,8 +379,13 @@ fn agrees_at_cli_triage() {
 }
 
 #[test]
-fn agrees_at_mcp() {
-    run("mcp");
+fn agrees_at_mcp_stdio() {
+    run("mcp_stdio");
+}
+
+#[test]
+fn agrees_at_mcp_http() {
+    run("mcp_http");
 }
 
 #[test]
@@ -501,20 +510,40 @@ fn text_triaged(case: &Case, triaged: &cli::Triaged, line: u64) -> Result<(), St
 /// The trials of one MCP batch, each reading its call's answer from the shared results.
 fn mcp_trials(slot: McpSlot) -> Vec<Trial> {
     let batch = Arc::new(slot.batch);
+    let entry = batch.transport.entry();
     let mut trials = Vec::new();
     for (index, case) in slot.cases {
         let batch = Arc::clone(&batch);
-        trials.push(case.trial("mcp", case.provider.to_string(), move |case| {
+        trials.push(case.trial(entry, case.provider.to_string(), move |case| {
             let observed = mcp::observed(&batch.answer(index)?)?;
             let exposed: &[&str] = if observed["accepted"] == json!(true) {
                 ACCEPTED
             } else {
                 &["accepted", "tool_result"]
             };
-            agree("mcp", &case.schema_reference(), &observed, exposed)
+            agree(entry, &mcp_reference(case), &observed, exposed)
         }));
     }
     trials
+}
+
+/// The reference verdict of an MCP call: the schema-driven reference, but for an OpenAI
+/// argument text that is a JSON string. As an MCP `arguments` that string is read as a string
+/// `input` is (SUBMIT.md §11.6, §10.1), not as argument text encoded twice: its reference is
+/// `handle` on the Claude call carrying it.
+fn mcp_reference(case: &Case) -> Value {
+    let text = match mcp::arguments(case.provider, &case.call) {
+        Ok(Some(text)) if text.trim_start().starts_with('"') => text,
+        _ => return case.schema_reference(),
+    };
+    match (case.provider, serde_json::from_str::<Value>(&text)) {
+        (Provider::OpenAiChat | Provider::OpenAiResponses, Ok(input)) => {
+            let call = json!({"type": "tool_use", "id": "toolu_01",
+                              "name": corpus::tool_name(&case.vector.options), "input": input});
+            corpus::outcome_json(&case.schema_tool.handle(Provider::Claude, &call))
+        }
+        _ => case.schema_reference(),
+    }
 }
 
 /// The trials of one case (the batch entry points' cases are added to their batches).
@@ -636,36 +665,40 @@ fn case_trials(
         slot.cases.push(Arc::clone(case));
     }
 
-    if !skipped(
-        "mcp",
-        &[
-            (shape_error, Rule::ShapeError),
-            (rules::mcp_takes_no_text(provider), Rule::McpTakesNoText),
-            (
-                rules::mcp_arguments_not_object(provider, call),
-                Rule::McpArgumentsNotObject,
-            ),
-        ],
-    ) {
-        let arguments = match provider {
-            Provider::Gemini => call.get("functionCall").unwrap_or(call).get("args"),
-            _ => call.get("input"),
+    // The MCP server, over each transport: the call's arguments as an MCP `arguments` value.
+    let arguments = mcp::arguments(provider, call);
+    for transport in mcp::Transport::ALL {
+        if skipped(
+            transport.entry(),
+            &[
+                (shape_error, Rule::ShapeError),
+                (
+                    rules::mcp_arguments_not_json(provider, call),
+                    Rule::McpArgumentsNotJson,
+                ),
+                (
+                    transport == mcp::Transport::Stdio && rules::stdio_line_break(provider, call),
+                    Rule::StdioLineBreak,
+                ),
+            ],
+        ) {
+            continue;
         }
-        .and_then(Value::as_object)
-        .cloned();
+        let text = arguments.clone().unwrap_or_default();
+        let name = corpus::tool_name(options);
         let slot = batches
             .mcp
-            .entry(tool_key(schema, flags))
+            .entry((tool_key(schema, flags), transport))
             .or_insert_with(|| McpSlot {
-                batch: mcp::McpBatch::new(schema.to_path_buf(), flags.to_vec()),
+                batch: mcp::McpBatch::new(transport, schema.to_path_buf(), flags.to_vec(), name),
                 indices: HashMap::new(),
                 cases: Vec::new(),
             });
-        let text = serde_json::to_string(&arguments).unwrap_or_default();
+        let key = text.clone().unwrap_or_else(|| "\u{0}absent".to_owned());
         let next = slot.batch.calls.len();
-        let index = *slot.indices.entry(text).or_insert(next);
+        let index = *slot.indices.entry(key).or_insert(next);
         if index == next {
-            slot.batch.calls.push(arguments);
+            slot.batch.calls.push(text);
         }
         slot.cases.push((index, Arc::clone(case)));
     }

@@ -53,10 +53,12 @@ terminal: the share of the file read (of the archive, when compressed)."
     /// Serve the tool to an MCP host: over standard input and output, or streamable HTTP.
     #[command(
         after_help = "The one tool's inputSchema is the parameters object of the definition. \
-A call is parsed as `parse` parses it: a rejected submit is answered with a tool error \
-(isError: true) whose text is the hint for the model. The first accepted result is written \
-to --out (or, serving HTTP, to standard output) as one line of `parse`'s JSON; later submits \
-are refused. Logs go to standard error (RUST_LOG sets the filter). Over standard input and \
+A call's arguments are read from the message's bytes as written, and parsed as `parse` parses \
+the same argument text (a member sent twice is rejected, a JSON string is argument text encoded \
+once): a rejected submit is answered with a tool error (isError: true) whose text is the hint \
+for the model; only a message that is not a tools/call of the tool gets a JSON-RPC error. The \
+first accepted result is written to --out (or, serving HTTP, to standard output) as one line of \
+`parse`'s JSON; later submits are refused. Logs go to standard error (RUST_LOG sets the filter). Over standard input and \
 output, a line that is not a JSON-RPC message (past 16 MiB, not UTF-8, not JSON) is answered \
 with a JSON-RPC error. Serving HTTP, every request needs the bearer token, a browser's request \
 needs a loopback or --allow-origin origin, and the limits below hold. The server is the `mcp` \
@@ -191,7 +193,8 @@ pub struct HttpArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
     /// Connections held open at once. A new one past it takes the place of the oldest one
-    /// that is serving no request; when every one is serving, it gets 503.
+    /// that is serving no request; when every one is serving, it gets 503 with Retry-After,
+    /// and its request is read to its end before it is closed.
     #[arg(long, value_name = "N", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub max_connections: u64,

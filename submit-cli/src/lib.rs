@@ -24,8 +24,9 @@
 //! - [`triage`]: many calls from a file, streamed and summarized: counts, the table and the
 //!   JSON report, the HTML page, where the calls are in a batch entry, response or
 //!   conversation, and the bounded line reader that drives them.
-//! - `mcp` (feature `mcp`, on by default): the submit tool served over MCP: the errors the
-//!   server writes itself, standard input and output as a transport that answers every line,
+//! - `mcp` (feature `mcp`, on by default): the submit tool served over MCP: a `tools/call`'s
+//!   argument text cut from the message's bytes for the parser, the errors the server writes
+//!   itself, standard input and output as a transport that answers every line,
 //!   the listed `inputSchema`, the token and the allowed origins, the capped connections, the
 //!   checks every HTTP request passes, the listener and its limits, and the `--validate`
 //!   command.

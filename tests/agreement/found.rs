@@ -294,7 +294,7 @@ pub fn trials(
             Rule::WrapperIsNotTheToolsCall,
         ),
     ];
-    for entry in ["mcp", "rig", "async_openai"] {
+    for entry in ["mcp_stdio", "mcp_http", "rig", "async_openai"] {
         skipped(entry, &calls_only);
     }
     trials

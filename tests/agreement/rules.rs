@@ -21,10 +21,10 @@ pub enum Rule {
     ArgumentsNotText,
     /// See [`claude_input_not_object`].
     ClaudeInputNotObject,
-    /// See [`mcp_takes_no_text`].
-    McpTakesNoText,
-    /// See [`mcp_arguments_not_object`].
-    McpArgumentsNotObject,
+    /// See [`mcp_arguments_not_json`].
+    McpArgumentsNotJson,
+    /// See [`stdio_line_break`].
+    StdioLineBreak,
     /// See [`not_openai`].
     NotOpenAi,
     /// See [`gemini_has_no_strict`].
@@ -46,8 +46,8 @@ impl Rule {
         Rule::ArgumentsAbsent,
         Rule::ArgumentsNotText,
         Rule::ClaudeInputNotObject,
-        Rule::McpTakesNoText,
-        Rule::McpArgumentsNotObject,
+        Rule::McpArgumentsNotJson,
+        Rule::StdioLineBreak,
         Rule::NotOpenAi,
         Rule::GeminiHasNoStrict,
         Rule::TextIsNotACall,
@@ -63,8 +63,8 @@ impl Rule {
             Rule::ArgumentsAbsent => "arguments_absent",
             Rule::ArgumentsNotText => "arguments_not_text",
             Rule::ClaudeInputNotObject => "claude_input_not_object",
-            Rule::McpTakesNoText => "mcp_takes_no_text",
-            Rule::McpArgumentsNotObject => "mcp_arguments_not_object",
+            Rule::McpArgumentsNotJson => "mcp_arguments_not_json",
+            Rule::StdioLineBreak => "stdio_line_break",
             Rule::NotOpenAi => "not_openai",
             Rule::GeminiHasNoStrict => "gemini_has_no_strict",
             Rule::TextIsNotACall => "text_is_not_a_call",
@@ -117,17 +117,21 @@ pub fn claude_input_not_object(provider: Provider, call: &Value) -> bool {
     provider == Provider::Claude && arguments(provider, call).is_some_and(|v| !v.is_object())
 }
 
-/// An MCP call's arguments are a JSON object the host has already decoded; OpenAI calls carry
-/// argument text, which is read as text (duplicate members, trailing text, …), so an MCP call
-/// is not the same call.
-pub fn mcp_takes_no_text(provider: Provider) -> bool {
-    matches!(provider, Provider::OpenAiChat | Provider::OpenAiResponses)
+/// An MCP `tools/call` carries the arguments as a JSON value inside the message: a Claude
+/// `input` or Gemini `args` is written there as its JSON, and an OpenAI argument text as it is
+/// when it is one JSON value (a member written twice included). An OpenAI argument text that
+/// is no JSON value (empty, trailing text, two values, a truncated object) cannot stand in a
+/// JSON-RPC message; sent as a JSON string it would be another call (the text encoded once
+/// more, read as a string `input` is).
+pub fn mcp_arguments_not_json(provider: Provider, call: &Value) -> bool {
+    super::mcp::arguments(provider, call).is_err()
 }
 
-/// An MCP call's arguments are a JSON object or absent; a Claude `input` or Gemini `args` that
-/// is anything else (a string, `null`, an array) cannot be sent as MCP arguments.
-pub fn mcp_arguments_not_object(provider: Provider, call: &Value) -> bool {
-    arguments(provider, call).is_some_and(|arguments| !arguments.is_object())
+/// Over standard input and output a message is one line: argument text that holds a line
+/// break (whitespace between its tokens; a JSON string holds none unescaped) cannot be sent
+/// there as written. Over HTTP it is.
+pub fn stdio_line_break(provider: Provider, call: &Value) -> bool {
+    super::mcp::arguments(provider, call).is_ok_and(|text| text.is_some_and(|t| t.contains('\n')))
 }
 
 /// The rig tool and the async-openai conversions take OpenAI argument text (rig's tool

@@ -1,16 +1,19 @@
-//! The MCP server's request handling (`submit-result mcp`), in process over an in-memory pipe.
-//! After the handshake, each line of the input goes to the server as one message. Beyond "no
-//! panic": everything the server writes is one JSON-RPC message a line, and after the input
-//! the server still answers `tools/list` with its one tool.
+//! The MCP server's request handling (`submit-result mcp`), in process over pipes, through the
+//! same line transport as its standard input and output (every line answered, a `tools/call`'s
+//! arguments cut from the line's bytes). After the handshake, each line of the input goes to
+//! the server as one message. Beyond "no panic": everything the server writes is one JSON-RPC
+//! message a line, and after the input the server still answers `tools/list` with its one
+//! tool.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use std::io::Write;
+
 use serde_json::{json, Value};
 use submit_cli::mcp::SubmitServer;
 use submit_result::{Options, SubmitTool};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -51,20 +54,21 @@ pub fn run(data: &[u8]) {
     input.extend_from_slice(PROBE.as_bytes());
     input.push(b'\n');
     runtime().block_on(async move {
-        let (client, server) = tokio::io::duplex(64 * 1024);
-        let (server_read, server_write) = tokio::io::split(server);
+        let (server_input, mut client_write) = match std::io::pipe() {
+            Ok(pipe) => pipe,
+            Err(error) => panic!("a pipe opens: {error}"),
+        };
+        let (server_write, client_read) = tokio::io::duplex(64 * 1024);
         let serving = tokio::spawn(async move {
-            if let Ok(running) = SubmitServer::unrecorded(tool())
-                .serve((server_read, server_write))
-                .await
-            {
-                let _ = running.waiting().await;
-            }
+            let _ = SubmitServer::unrecorded(tool())
+                .serve_lines(server_input, server_write)
+                .await;
         });
-        let (client_read, mut client_write) = tokio::io::split(client);
-        let writing = tokio::spawn(async move {
-            let _ = client_write.write_all(&input).await;
-            let _ = client_write.flush().await;
+        // Written on a thread of its own (a pipe's writer blocks when the pipe is full); the
+        // writer is handed back, still open, so the session lasts until the probe is answered.
+        let writing = std::thread::spawn(move || {
+            let _ = client_write.write_all(&input);
+            let _ = client_write.flush();
             client_write
         });
         let mut lines = BufReader::new(client_read).lines();
@@ -97,7 +101,7 @@ pub fn run(data: &[u8]) {
             .filter_map(|tool| tool["name"].as_str())
             .collect();
         assert_eq!(names, ["submit_result"], "{probe}");
-        drop(writing.await);
+        drop(writing.join());
         drop(lines);
         serving.abort();
         let _ = serving.await;

@@ -23,8 +23,6 @@ pub struct Connections {
     next: AtomicU64,
     /// The open ones, by number.
     open: Mutex<BTreeMap<u64, Arc<Connection>>>,
-    /// Refused ones still being answered 503.
-    refusing: AtomicUsize,
 }
 
 /// One open connection.
@@ -48,10 +46,6 @@ pub struct Slot {
 #[derive(Debug)]
 pub struct InFlight(Arc<Connection>);
 
-/// A refused connection being answered, until dropped.
-#[derive(Debug)]
-pub struct Refusing(Arc<Connections>);
-
 impl Connections {
     /// Room for `max` connections.
     pub fn new(max: usize) -> Arc<Self> {
@@ -59,7 +53,6 @@ impl Connections {
             max,
             next: AtomicU64::new(0),
             open: Mutex::new(BTreeMap::new()),
-            refusing: AtomicUsize::new(0),
         })
     }
 
@@ -90,14 +83,6 @@ impl Connections {
             connection,
             connections: Arc::clone(self),
         })
-    }
-
-    /// Leave to answer one more refused connection 503; `None` when as many as may be open
-    /// are being refused already (the connection is then closed unanswered).
-    pub fn refuse(self: &Arc<Self>) -> Option<Refusing> {
-        let refusing = self.refusing.fetch_add(1, Ordering::AcqRel);
-        let refusal = Refusing(Arc::clone(self));
-        (refusing < self.max).then_some(refusal)
     }
 
     /// The cap.
@@ -143,12 +128,6 @@ impl Drop for InFlight {
     }
 }
 
-impl Drop for Refusing {
-    fn drop(&mut self) {
-        self.0.refusing.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,14 +156,5 @@ mod tests {
         let slot = connections.admit().unwrap();
         drop(slot);
         assert_eq!(connections.len(), 0);
-    }
-
-    #[test]
-    fn refusals_are_bounded_too() {
-        let connections = Connections::new(1);
-        let refusing = connections.refuse().unwrap();
-        assert!(connections.refuse().is_none());
-        drop(refusing);
-        assert!(connections.refuse().is_some());
     }
 }

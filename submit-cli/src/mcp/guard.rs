@@ -1,5 +1,7 @@
 //! What every HTTP request passes before rmcp's streamable HTTP service handles it: its origin,
-//! its token, its body, the session cap, and a `DELETE` of a session that does not exist.
+//! its token, its body, the session cap, and a `DELETE` of a session that does not exist. A
+//! body read whole has a `tools/call`'s argument text cut from it (`super::envelope`): rmcp
+//! reads the rest, and the text goes beside it in the request's extensions.
 //!
 //! Where rmcp answers on its own, it answers differently from what the MCP transport asks, and
 //! cannot be configured otherwise (rmcp 3.11.0):
@@ -19,13 +21,15 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use futures::StreamExt;
 use http::header::{CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, BodyStream, Full, LengthLimitError, Limited, StreamBody};
+use hyper::body::Frame;
 use hyper::body::Incoming;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, RequestId};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::StreamableHttpService;
 use rmcp::ServerHandler;
@@ -33,7 +37,8 @@ use serde_json::Value;
 
 use super::access::{Auth, Origins, Refusal, TOKEN_ENV};
 use super::connections::{Connection, InFlight};
-use super::jsonrpc::{error, id_in};
+use super::envelope::{self, Cut};
+use super::jsonrpc::{self, error};
 
 /// A response as rmcp builds them.
 pub type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -94,7 +99,12 @@ impl<S: ServerHandler + Send + 'static> hyper::service::Service<Request<Incoming
         let inner = self.inner.clone();
         let policy = Arc::clone(&self.policy);
         Box::pin(async move {
+            let post = request.method() == Method::POST;
             let response = answer(&inner, &policy, request).await;
+            let response = match post {
+                true => whole_if_quick(response).await,
+                false => response,
+            };
             Ok(response.map(|body| {
                 body.map_frame(move |frame| {
                     let _ = &in_flight;
@@ -104,6 +114,55 @@ impl<S: ServerHandler + Send + 'static> hyper::service::Service<Request<Incoming
             }))
         })
     }
+}
+
+/// How long the start of an event stream is held back for the rest of it.
+const HOLD: Duration = Duration::from_millis(100);
+
+/// `response` (to a POST) in one piece when it is an event stream that ends within [`HOLD`]:
+/// a call's answer comes microseconds after its request, and rmcp's stream starts with a
+/// priming event before it; sent as it comes, the head and that event would go out in one
+/// write and the answer and the stream's end in more, each a segment the client must take and
+/// acknowledge. Held, the whole answer goes out in one write (its length known). A stream that
+/// lasts longer (a `--validate` command still running) then flows as it comes, what was held
+/// first.
+async fn whole_if_quick(response: HttpResponse) -> HttpResponse {
+    let event_stream = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"text/event-stream"));
+    if response.status() != StatusCode::OK || !event_stream {
+        return response;
+    }
+    let (parts, mut body) = response.into_parts();
+    let mut held = BytesMut::new();
+    let hold = tokio::time::sleep(HOLD);
+    tokio::pin!(hold);
+    let rest = loop {
+        tokio::select! {
+            frame = body.frame() => match frame {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => held.extend_from_slice(&data),
+                    // Trailers, which an event stream does not have: they end it.
+                    Err(frame) => break Some(frame),
+                },
+                None => {
+                    let whole = Full::new(held.freeze()).boxed();
+                    return Response::from_parts(parts, whole);
+                }
+                Some(Err(never)) => match never {},
+            },
+            () = &mut hold => break None,
+        }
+    };
+    let first = futures::stream::iter(
+        [Some(Frame::data(held.freeze())), rest]
+            .into_iter()
+            .flatten()
+            .map(Ok),
+    );
+    let body = BodyExt::boxed(StreamBody::new(first.chain(BodyStream::new(body))));
+    Response::from_parts(parts, body)
 }
 
 /// The response to `request`.
@@ -126,14 +185,15 @@ async fn answer<S: ServerHandler + Send + 'static>(
     }
 }
 
-/// A POST of JSON: its body read within the limits and checked to be a message, and the
-/// session cap for an `initialize`.
+/// A POST of JSON: its body read within the limits, a `tools/call`'s argument text cut from
+/// it, the rest checked to be a message (by rmcp in a session), and the session cap for an
+/// `initialize`.
 async fn post<S: ServerHandler + Send + 'static>(
     inner: &StreamableHttpService<S, LocalSessionManager>,
     policy: &Policy,
     request: Request<Incoming>,
 ) -> HttpResponse {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let collected = tokio::time::timeout(
         policy.read_timeout,
         Limited::new(body, policy.max_body).collect(),
@@ -168,13 +228,30 @@ async fn post<S: ServerHandler + Send + 'static>(
             );
         }
     };
-    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+    // A tools/call's argument text goes beside the message rmcp reads (see `envelope`).
+    let cut = std::str::from_utf8(&bytes).map_or(Cut::Whole, envelope::cut);
+    cut.mark_http(&mut parts.extensions, &bytes);
+    let body = cut.into_body(bytes);
+    if parts.headers.contains_key(SESSION) {
+        // In a session: rmcp reads the message (once); what it cannot read as one it answers
+        // 415, which is answered here as a body that holds no message is.
+        let response = inner
+            .handle(Request::from_parts(parts, Full::new(body.clone())))
+            .await;
+        if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            return response;
+        }
+        return match serde_json::from_slice::<ClientJsonRpcMessage>(&body) {
+            Err(wrong) => not_a_message(&body, &wrong),
+            Ok(_) => response,
+        };
+    }
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(&body) {
         Ok(message) => message,
-        Err(wrong) => return not_a_message(&bytes, &wrong),
+        Err(wrong) => return not_a_message(&body, &wrong),
     };
-    let request = Request::from_parts(parts, Full::new(bytes));
-    let opens_a_session = !request.headers().contains_key(SESSION)
-        && matches!(&message, ClientJsonRpcMessage::Request(r)
+    let request = Request::from_parts(parts, Full::new(body));
+    let opens_a_session = matches!(&message, ClientJsonRpcMessage::Request(r)
                     if matches!(r.request, ClientRequest::InitializeRequest(_)));
     if !opens_a_session {
         return inner.handle(request).await;
@@ -240,27 +317,20 @@ async fn delete<S: ServerHandler + Send + 'static>(
     response
 }
 
-/// The answer to a body that is not a JSON-RPC message.
+/// The answer to a body that is not a JSON-RPC message: as a line over standard input and
+/// output gets, with 400.
 fn not_a_message(bytes: &[u8], wrong: &serde_json::Error) -> HttpResponse {
-    let is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
-    let (code, id, text): (_, Option<RequestId>, _) = if is_json {
-        (
-            ErrorCode::INVALID_REQUEST,
-            id_in(bytes),
-            format!(
-                "invalid request: {wrong}; send one JSON-RPC 2.0 request, notification or \
-                 response as the body"
-            ),
-        )
-    } else {
-        (
-            ErrorCode::PARSE_ERROR,
-            None,
-            format!("parse error: {wrong}; send one JSON-RPC message as the body"),
-        )
-    };
     tracing::warn!(error = %wrong, "a body that is not a JSON-RPC message was answered 400");
-    json(StatusCode::BAD_REQUEST, &error(id.as_ref(), code, &text))
+    let answer = jsonrpc::not_a_message(bytes, wrong)
+        // A notification is answered too: HTTP answers every request.
+        .unwrap_or_else(|| {
+            error(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                &jsonrpc::invalid_request(wrong),
+            )
+        });
+    json(StatusCode::BAD_REQUEST, &answer)
 }
 
 /// The answer to a refused request.
@@ -335,4 +405,65 @@ fn json(status: StatusCode, body: &Value) -> HttpResponse {
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use hyper::body::Body;
+
+    use super::*;
+
+    /// An event-stream response whose body is `frames`, each after `gap`.
+    fn event_stream(frames: &[&'static str], gap: Duration) -> HttpResponse {
+        let frames = frames.to_vec();
+        let stream = futures::stream::iter(frames).then(move |frame| async move {
+            tokio::time::sleep(gap).await;
+            Ok::<_, Infallible>(Frame::data(Bytes::from_static(frame.as_bytes())))
+        });
+        let mut response = Response::new(BodyExt::boxed(StreamBody::new(stream)));
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        response
+    }
+
+    const EVENTS: [&str; 3] = [
+        "id: 0\nretry: 3000\ndata: \n\n",
+        "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+        "",
+    ];
+
+    #[tokio::test]
+    async fn an_answer_that_ends_at_once_goes_out_whole_with_its_length() {
+        let response = whole_if_quick(event_stream(&EVENTS, Duration::ZERO)).await;
+        let body = response.into_body();
+        let length = EVENTS.concat().len() as u64;
+        assert_eq!(body.size_hint().exact(), Some(length));
+        let whole = body.collect().await.unwrap().to_bytes();
+        assert_eq!(whole, EVENTS.concat());
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_lasts_flows_after_the_hold_with_what_was_held_first() {
+        let started = Instant::now();
+        let response = whole_if_quick(event_stream(&EVENTS, 3 * HOLD)).await;
+        assert!(started.elapsed() < 3 * HOLD, "{:?}", started.elapsed());
+        let mut body = response.into_body();
+        assert_eq!(body.size_hint().exact(), None);
+        let mut frames = Vec::new();
+        while let Some(frame) = body.frame().await {
+            frames.push(frame.unwrap().into_data().unwrap());
+        }
+        assert_eq!(frames.concat(), EVENTS.concat().as_bytes());
+    }
+
+    #[tokio::test]
+    async fn other_answers_are_left_as_they_are() {
+        let mut response = event_stream(&EVENTS, Duration::ZERO);
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        let response = whole_if_quick(response).await;
+        assert_eq!(response.into_body().size_hint().exact(), None);
+    }
 }

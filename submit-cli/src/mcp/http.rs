@@ -9,10 +9,22 @@
 //!   is the idle-connection timeout as well); a body must arrive within as long again (408).
 //!   hyper closes such a connection without a response (hyper 1.12.0,
 //!   `src/proto/h1/role.rs`, `Server::on_error` answers parse errors only).
-//! - `--max-connections` (64): see [`super::connections`]; 503 when every one is serving.
+//! - `--max-connections` (64): see [`super::connections`]; 503 with `Retry-After` when every
+//!   one is serving, written before the connection is closed, and the rest of the request read
+//!   and dropped first (closing a connection with bytes unread resets it, and the client could
+//!   lose the answer with them).
 //! - `--max-sessions` (16) and `--session-timeout` (120 s, rmcp's `SessionConfig::keep_alive`,
 //!   whose default is 300 s): 503 past the cap; an expired session's next request gets 404.
 //! - `--max-body` (4 MiB, rmcp's default): 413.
+//!
+//! Every accepted connection has `TCP_NODELAY` set: an answer that goes out in more than one
+//! write (a stream that lasts past the guard's hold, see [`super::guard`]; a response whose
+//! head hyper writes before its body) would otherwise have its later writes held by Nagle's
+//! algorithm until the client acknowledged the first, which a client waiting for the rest
+//! delays by its delayed-ACK timer (about 40 ms on Linux): one call would take that long on a
+//! kept-alive connection. A call's answer that is complete at once goes out in one write.
+//! Interrupted (Ctrl-C, or SIGTERM where there is one), the server stops; the signals are
+//! listened for from before it takes its first connection until it stops.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -20,7 +32,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Response, StatusCode};
+use http::header::{CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderValue, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -104,6 +117,11 @@ where
     S: ServerHandler + Send + 'static,
     F: Fn() -> S + Send + Sync + 'static,
 {
+    let mut stop = Stop::listen().map_err(|error| {
+        CliError::Mcp(format!(
+            "cannot listen for the signals that stop the server: {error}"
+        ))
+    })?;
     let addr = setup.addr;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -115,6 +133,10 @@ where
 
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(setup.session_timeout);
+    // A request's stream is kept after its answer for a client that lost the connection to
+    // resume (rmcp keeps it 60 s), so memory would grow with the calls of the last minute
+    // rather than with the sessions; a stream cut before its answer is still resumed.
+    sessions.session_config.completed_cache_ttl = Duration::ZERO;
     let sessions = Arc::new(sessions);
     let config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(setup.max_body)
@@ -149,7 +171,7 @@ where
     eprintln!("submit-result: serving MCP at http://{local}/mcp");
     loop {
         let stream = tokio::select! {
-            () = shutdown() => break,
+            () = stop.stopped() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(error) => {
@@ -160,11 +182,14 @@ where
                 }
             },
         };
-        let io = TokioIo::new(stream);
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::warn!(%error, "cannot set TCP_NODELAY on a connection");
+        }
         let Some(slot) = connections.admit() else {
-            refuse(io, &connections, &http1);
+            refuse(stream, connections.max(), &http1, setup.read_timeout);
             continue;
         };
+        let io = TokioIo::new(stream);
         let guard = Guard::new(service.clone(), Arc::clone(&policy), slot.connection());
         let http1 = Arc::clone(&http1);
         tokio::spawn(async move {
@@ -190,44 +215,67 @@ where
     Ok(())
 }
 
-/// Resolves on Ctrl-C, or on SIGTERM where there is one.
-async fn shutdown() {
+/// The signals that stop the server, each registered once, for the server's whole life: a
+/// signal that arrives while the server is busy is kept until it next looks.
+struct Stop {
+    /// SIGINT (Ctrl-C) and SIGTERM.
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    signals: [tokio::signal::unix::Signal; 2],
+    /// Ctrl-C.
+    #[cfg(not(unix))]
+    ctrl_c: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>>,
+}
+
+impl Stop {
+    /// Starts listening.
+    fn listen() -> std::io::Result<Stop> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Stop {
+                signals: [
+                    signal(SignalKind::interrupt())?,
+                    signal(SignalKind::terminate())?,
+                ],
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Stop {
+                ctrl_c: Box::pin(tokio::signal::ctrl_c()),
+            })
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    /// Resolves once a signal has arrived since the server started listening (at once when
+    /// one came while it was not looking).
+    async fn stopped(&mut self) {
+        #[cfg(unix)]
+        {
+            let [interrupt, terminate] = &mut self.signals;
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = self.ctrl_c.as_mut().await;
+        }
     }
 }
 
-/// Answers a connection past the cap 503, or closes it when too many are being answered.
+/// Answers a connection past the cap 503, with `Retry-After`, then closes it (see [`linger`]).
 fn refuse(
-    io: TokioIo<tokio::net::TcpStream>,
-    connections: &Arc<Connections>,
+    stream: tokio::net::TcpStream,
+    max: usize,
     http1: &hyper::server::conn::http1::Builder,
+    linger_for: Duration,
 ) {
-    let Some(refusing) = connections.refuse() else {
-        tracing::warn!("a connection was closed unanswered: too many are open and serving");
-        return;
-    };
     tracing::warn!(
-        max = connections.max(),
+        max,
         "a connection was refused: every one open is serving a request"
     );
-    let max = connections.max();
     let mut http1 = http1.clone();
     http1.keep_alive(false);
     tokio::spawn(async move {
@@ -238,11 +286,44 @@ fn refuse(
             );
             let mut response = Response::new(Full::new(Bytes::from(message)).boxed());
             *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+            let headers = response.headers_mut();
+            headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
             Ok::<_, std::convert::Infallible>(response)
         });
-        let _ = http1.serve_connection(io, service).await;
-        drop(refusing);
+        match http1
+            .serve_connection(TokioIo::new(stream), service)
+            .without_shutdown()
+            .await
+        {
+            Ok(parts) => linger(parts.io.into_inner(), linger_for).await,
+            Err(error) => tracing::debug!(%error, "a refused connection ended with an error"),
+        }
     });
+}
+
+/// Closes `stream` after its answer was written, without resetting it: its sending half is
+/// closed first, then what the client still sends (the rest of a request that was answered
+/// before it was read) is read and dropped until the client closes its half, or for at most
+/// `limit`. A connection closed with bytes unread is reset, and the client may lose the
+/// answer with them.
+async fn linger(mut stream: tokio::net::TcpStream, limit: Duration) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    if stream.shutdown().await.is_err() {
+        return;
+    }
+    let mut dropped = vec![0_u8; 16 * 1024];
+    let drained = tokio::time::timeout(limit, async {
+        while let Ok(1..) = stream.read(&mut dropped).await {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::debug!("a refused connection was still sending when it was closed");
+    }
 }
 
 /// The `Host` values rmcp lets through: loopback names, and the address listened on.

@@ -16,11 +16,55 @@ use serde_json::{json, Value};
 /// integer and comes before the input ends or stops being JSON. An input that is not an
 /// object, or whose `id` is missing, `null` or of another type, has none.
 pub fn id_in(input: impl Read) -> Option<RequestId> {
-    let mut found = None;
+    top_level(input).id
+}
+
+/// What the top level of a JSON object holds of a message, as far as answering it needs.
+#[derive(Debug, Default)]
+struct TopLevel {
+    /// Its `id` (see [`id_in`]).
+    id: Option<RequestId>,
+    /// Whether it has a `method` member.
+    method: bool,
+}
+
+/// Reads the top level of the JSON object `input` holds (see [`id_in`]).
+fn top_level(input: impl Read) -> TopLevel {
+    let mut found = TopLevel::default();
     let mut reader = serde_json::Deserializer::from_reader(input);
     // The error only says where reading stopped; what was found before it stands.
     let _ = TopLevelId(&mut found).deserialize(&mut reader);
     found
+}
+
+/// How bytes that hold no message rmcp can read are answered, the same whatever carried them
+/// (the same bytes get the same answer over every transport): bytes that are no JSON get a
+/// parse error (`-32700`, `"id": null`); JSON that is no message an invalid request (`-32600`)
+/// with the `id` read back, or nothing when it is a notification (a `method` and no `id`),
+/// which JSON-RPC leaves unanswered. Whether the bytes are JSON is JSON's grammar alone (a
+/// number out of range or a lone surrogate is JSON).
+pub fn not_a_message(bytes: &[u8], wrong: &serde_json::Error) -> Option<Value> {
+    if serde_json::from_slice::<IgnoredAny>(bytes).is_err() {
+        let message = format!(
+            "parse error: {wrong}; send one JSON-RPC 2.0 message as JSON (over standard input \
+             and output, one message a line)"
+        );
+        return Some(error(None, ErrorCode::PARSE_ERROR, &message));
+    }
+    let top = top_level(bytes);
+    if top.id.is_none() && top.method {
+        return None;
+    }
+    Some(error(
+        top.id.as_ref(),
+        ErrorCode::INVALID_REQUEST,
+        &invalid_request(wrong),
+    ))
+}
+
+/// The message of an invalid request, `wrong` saying why.
+pub fn invalid_request(wrong: &serde_json::Error) -> String {
+    format!("invalid request: {wrong}; send a JSON-RPC 2.0 request, notification or response")
 }
 
 /// A JSON-RPC error answering the request `id` (`null` when it is not known).
@@ -28,8 +72,9 @@ pub fn error(id: Option<&RequestId>, code: ErrorCode, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code.0, "message": message}})
 }
 
-/// Reads a top-level object, recording its `id` member as soon as it is read.
-struct TopLevelId<'a>(&'a mut Option<RequestId>);
+/// Reads a top-level object, recording its `id` member as soon as it is read, and whether it
+/// has a `method`.
+struct TopLevelId<'a>(&'a mut TopLevel);
 
 impl<'de> DeserializeSeed<'de> for TopLevelId<'_> {
     type Value = ();
@@ -47,37 +92,52 @@ impl<'de> Visitor<'de> for TopLevelId<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(is_id) = map.next_key_seed(IsId)? {
-            if is_id {
-                *self.0 = Some(map.next_value()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
+        while let Some(member) = map.next_key_seed(Member)? {
+            match member {
+                Some(Named::Id) => self.0.id = map.next_value()?,
+                Some(Named::Method) => {
+                    self.0.method = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
         Ok(())
     }
 }
 
-/// Reads a member name as whether it is `id`.
-struct IsId;
+/// The members of a message's top level that are looked for.
+enum Named {
+    Id,
+    Method,
+}
 
-impl<'de> DeserializeSeed<'de> for IsId {
-    type Value = bool;
+/// Reads a member name as one of [`Named`], or none of them.
+struct Member;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+impl<'de> DeserializeSeed<'de> for Member {
+    type Value = Option<Named>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for IsId {
-    type Value = bool;
+impl Visitor<'_> for Member {
+    type Value = Option<Named>;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
         formatter.write_str("a member name")
     }
 
-    fn visit_str<E>(self, name: &str) -> Result<bool, E> {
-        Ok(name == "id")
+    fn visit_str<E>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(match name {
+            "id" => Some(Named::Id),
+            "method" => Some(Named::Method),
+            _ => None,
+        })
     }
 }
 

@@ -16,9 +16,15 @@
 //! origin (`access.rs`), checked with the limits before rmcp sees the request (`guard.rs`,
 //! `connections.rs`).
 //!
-//! MCP arguments arrive as a JSON object that rmcp has already decoded, so they are read as
-//! Anthropic's `input` is: a member sent twice has already lost one of its values, and the
-//! duplicate-member rejection cannot apply.
+//! rmcp reads each message's envelope; the text of a `tools/call`'s `arguments` is cut from the
+//! message's bytes as the client wrote them (`envelope.rs`) and handed to the parser's door as
+//! argument text, so a call gets `parse`'s verdict on the same text: a member sent twice is
+//! seen, a string is argument text encoded once, any other value gets the hint, and the
+//! envelope's nesting does not count against the payload's depth. Every verdict is a tool
+//! result (`isError: true` for a rejection); only a message that is not a `tools/call` of the
+//! served tool gets a JSON-RPC error. Served in a program of its own over another rmcp
+//! transport ([`SubmitServer::unrecorded`]), the server reads the arguments rmcp decoded, as
+//! Anthropic's `input` is read.
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -33,7 +39,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
-use submit_core::{Arguments, Outcome, Provider, SubmitTool};
+use submit_core::{Arguments, Incoming, Outcome, Provider, SubmitTool};
 use tokio::sync::Mutex;
 
 use crate::args::McpArgs;
@@ -42,6 +48,7 @@ use crate::output::OutcomeView;
 
 mod access;
 mod connections;
+mod envelope;
 mod guard;
 mod http;
 mod jsonrpc;
@@ -122,19 +129,9 @@ fn init_logs() {
 
 /// Serves one session over standard input and output until the host closes it.
 async fn serve_stdio(server: SubmitServer) -> Result<(), CliError> {
-    let name = server.shared.tool.name().to_owned();
-    let transport = stdio::Stdio::start()
-        .map_err(|error| CliError::Mcp(format!("cannot read standard input: {error}")))?;
-    let running = server
-        .serve(transport)
+    server
+        .serve_lines(std::io::stdin(), tokio::io::stdout())
         .await
-        .map_err(|error| CliError::Mcp(format!("the session did not start: {error}")))?;
-    tracing::info!(tool = %name, "serving over standard input and output");
-    running
-        .waiting()
-        .await
-        .map_err(|error| CliError::Mcp(format!("the session failed: {error}")))?;
-    Ok(())
 }
 
 /// Where the first accepted result goes.
@@ -204,14 +201,71 @@ pub struct SubmitServer {
 
 impl SubmitServer {
     /// A server for `tool` that writes its accepted result nowhere and runs no validator, to
-    /// serve inside a program of your own over any rmcp transport (`rmcp::ServiceExt::serve`);
-    /// the fuzz target drives it this way.
+    /// serve inside a program of your own: over lines of JSON-RPC ([`SubmitServer::serve_lines`],
+    /// as the fuzz target drives it), or over any rmcp transport (`rmcp::ServiceExt::serve`),
+    /// where the arguments are those rmcp decoded (read as Anthropic's `input` is, a member sent
+    /// twice already lost).
     pub fn unrecorded(tool: SubmitTool<Value>) -> Self {
         let listed = match tool.definition(Provider::Claude).get("input_schema") {
             Some(Value::Object(schema)) => schema.clone(),
             _ => JsonObject::new(),
         };
         SubmitServer::new(tool, listed, Sink::Nowhere, None)
+    }
+
+    /// Serves one session over `input` and `output`, one JSON-RPC message a line, as
+    /// `submit-result mcp` serves standard input and output: every line that holds no message
+    /// is answered, and a `tools/call`'s arguments are read from the line's bytes as written.
+    /// Ends when `input` ends (or the session does).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use serde_json::json;
+    /// use submit_cli::mcp::SubmitServer;
+    /// use submit_core::{Options, SubmitTool};
+    ///
+    /// let schema = json!({"type": "object", "properties": {"summary": {"type": "string"}}});
+    /// let server = SubmitServer::unrecorded(SubmitTool::from_json_schema(schema, Options::new())?);
+    /// let input = concat!(
+    ///     r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"0"}}}"#,
+    ///     "\n",
+    /// );
+    /// let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    /// runtime.block_on(async move {
+    ///     use tokio::io::AsyncBufReadExt;
+    ///     let serving = tokio::spawn(server.serve_lines(input.as_bytes(), output));
+    ///     let mut lines = tokio::io::BufReader::new(&mut answers).lines();
+    ///     let answer = lines.next_line().await.unwrap().unwrap();
+    ///     assert!(answer.contains(r#""id":0,"result""#), "{answer}");
+    ///     serving.abort();
+    /// });
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Mcp`] when the reading thread cannot start, or the session does not start
+    /// (the input ends before an `initialize`) or fails.
+    pub async fn serve_lines(
+        self,
+        input: impl std::io::Read + Send + 'static,
+        output: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+    ) -> Result<(), CliError> {
+        let name = self.shared.tool.name().to_owned();
+        let transport = stdio::Stdio::start(input, output)
+            .map_err(|error| CliError::Mcp(format!("cannot read standard input: {error}")))?;
+        let running = self
+            .serve(transport)
+            .await
+            .map_err(|error| CliError::Mcp(format!("the session did not start: {error}")))?;
+        tracing::info!(tool = %name, "serving over standard input and output");
+        running
+            .waiting()
+            .await
+            .map_err(|error| CliError::Mcp(format!("the session failed: {error}")))?;
+        Ok(())
     }
 
     /// A server for `tool`, listed with the `inputSchema` `schema`, writing its result to
@@ -237,7 +291,7 @@ impl SubmitServer {
     }
 
     /// Handles one submit: parse, gate, write, answer.
-    async fn submit(&self, arguments: Option<JsonObject>) -> Result<CallToolResult, ErrorData> {
+    async fn submit(&self, sent: Sent<'_>) -> Result<CallToolResult, ErrorData> {
         let shared = &self.shared;
         let mut gate = shared.gate.lock().await;
         if gate.accepted {
@@ -247,11 +301,20 @@ impl SubmitServer {
                 json!({ "error": ALREADY_ACCEPTED }),
             ));
         }
-        let arguments = arguments.map(Value::Object);
-        let outcome = shared.tool.handle_arguments(match &arguments {
-            Some(value) => Arguments::Value(value),
-            None => Arguments::Missing,
-        });
+        let name = Some(shared.tool.name());
+        let incoming = match &sent {
+            Sent::Text(text) => Incoming::arguments_json(name, text),
+            Sent::Value(Some(value)) => Incoming::arguments(name, Arguments::Value(value)),
+            Sent::Value(None) => Incoming::arguments(name, Arguments::Missing),
+        };
+        let outcome = match shared.tool.receive(incoming) {
+            Ok(Some(outcome)) => outcome,
+            // Neither can happen for arguments called under the tool's own name (no tool is
+            // named `multi_tool_use.parallel`, the one name read as a wrapper); answered all the
+            // same.
+            Ok(None) => return Ok(not_read("no call of the tool was found in the arguments")),
+            Err(shape) => return Ok(not_read(&shape.to_string())),
+        };
         let accepted = match &outcome {
             Outcome::Rejected(rejected) => {
                 // The parser's own event has the trace text; this one says what was answered.
@@ -315,6 +378,22 @@ impl SubmitServer {
     }
 }
 
+/// The arguments of a `tools/call`, as the server got them.
+enum Sent<'a> {
+    /// The text cut from the message's bytes.
+    Text(&'a str),
+    /// The object rmcp decoded (`None`: no arguments), where no text was cut (a transport of
+    /// the embedding program's).
+    Value(Option<Value>),
+}
+
+/// A tool error for arguments the door could not read as a call, saying `why`.
+fn not_read(why: &str) -> CallToolResult {
+    let error = format!("failed to parse tool arguments: {why}");
+    tracing::info!(%error, "submit rejected");
+    tool_error(&error, json!({ "error": error }))
+}
+
 /// The tool as listed: name and description from the definition, `inputSchema` `schema`.
 fn listed_tool(tool: &SubmitTool<Value>, schema: JsonObject) -> Tool {
     let definition = tool.definition(Provider::Claude);
@@ -365,7 +444,7 @@ impl ServerHandler for SubmitServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = self.shared.tool.name();
         if request.name != name {
@@ -377,7 +456,12 @@ impl ServerHandler for SubmitServer {
                 None,
             ));
         }
-        self.submit(request.arguments).await.map(Into::into)
+        let text = envelope::beside::<envelope::ArgumentText>(&context).map(|text| text.text());
+        let sent = match &text {
+            Some(text) => Sent::Text(text),
+            None => Sent::Value(request.arguments.map(Value::Object)),
+        };
+        self.submit(sent).await.map(Into::into)
     }
 
     /// A request rmcp could not read as one of the protocol's: a `tools/…` request with
@@ -385,9 +469,18 @@ impl ServerHandler for SubmitServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method.as_str();
+        if let Some(envelope::RepeatedMember(member)) = envelope::beside(&context) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "malformed {method} params: `{}` appears twice; send each member once",
+                    member.escape_debug()
+                ),
+                None,
+            ));
+        }
         let malformed = match method {
             "tools/call" => request.params_as::<CallToolRequestParams>().err(),
             "tools/list" => request.params_as::<PaginatedRequestParams>().err(),

@@ -14,7 +14,11 @@
 //!   found in it;
 //! - a line that is not JSON: `-32700` with `"id": null`;
 //! - JSON that is not a message: `-32600` with its `id`; a notification (no `id`) is dropped
-//!   unanswered, as JSON-RPC asks.
+//!   unanswered, as JSON-RPC asks. Both are answered as an HTTP body that holds no message is
+//!   (`super::jsonrpc::not_a_message`).
+//!
+//! A line that holds a `tools/call` has its argument text cut from it before rmcp reads the
+//! rest (`super::envelope`); the text goes beside the message, in the request's extensions.
 //!
 //! Answering malformed input could loop with a peer that echoes what it is sent back as more
 //! malformed input; these answers are well-formed JSON-RPC responses, which such a peer would
@@ -27,16 +31,19 @@ use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use futures::SinkExt;
 use rmcp::model::{ClientJsonRpcMessage, ErrorCode, ServerJsonRpcMessage};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::{JsonRpcMessageCodec, DEFAULT_MAX_LINE_LENGTH};
 use rmcp::transport::Transport;
 use serde_json::Value;
+use tokio::io::AsyncWrite;
 use tokio::sync::{mpsc, Mutex};
 use tokio_util::codec::FramedWrite;
 
-use super::jsonrpc::{error, id_in};
+use super::envelope;
+use super::jsonrpc::{self, error, id_in};
 
 /// The longest message a line may hold, in bytes: rmcp's own limit (16 MiB).
 pub const MAX_MESSAGE: usize = DEFAULT_MAX_LINE_LENGTH;
@@ -48,12 +55,15 @@ const ID_SEARCH: u64 = 4 * MAX_MESSAGE as u64;
 /// A buffer grown past this by a long line is given back once the line is handled.
 const KEPT_CAPACITY: usize = 1024 * 1024;
 
-/// The server's standard input and output, as an rmcp transport.
+/// Where the lines go: standard output, or the writer a program of its own gives.
+type Output = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// The server's standard input and output (or any input and output), as an rmcp transport.
 pub struct Stdio {
     /// What the reading thread found, line by line.
     incoming: mpsc::Receiver<Incoming>,
-    /// Standard output, shared by the session's messages and the answers written here.
-    out: Arc<Mutex<FramedWrite<tokio::io::Stdout, JsonRpcMessageCodec<Outgoing>>>>,
+    /// The output, shared by the session's messages and the answers written here.
+    out: Arc<Mutex<FramedWrite<Output, JsonRpcMessageCodec<Outgoing>>>>,
 }
 
 /// What a line held.
@@ -76,19 +86,24 @@ enum Outgoing {
 }
 
 impl Stdio {
-    /// Starts reading standard input on a thread of its own.
-    pub fn start() -> std::io::Result<Self> {
+    /// Starts reading `input` on a thread of its own (reading may block); the lines written go
+    /// to `output`.
+    pub fn start(
+        input: impl Read + Send + 'static,
+        output: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> std::io::Result<Self> {
         let (sender, incoming) = mpsc::channel(1);
         std::thread::Builder::new()
             .name("mcp-stdin".into())
             .spawn(move || {
-                let input = BufReader::with_capacity(64 * 1024, std::io::stdin());
+                let input = BufReader::with_capacity(64 * 1024, input);
                 read_lines(input, MAX_MESSAGE, &sender);
             })?;
+        let output: Output = Box::new(output);
         Ok(Stdio {
             incoming,
             out: Arc::new(Mutex::new(FramedWrite::new(
-                tokio::io::stdout(),
+                output,
                 JsonRpcMessageCodec::default(),
             ))),
         })
@@ -291,55 +306,44 @@ fn read_message(line: &[u8]) -> Option<Incoming> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    if let Err(bad) = std::str::from_utf8(line) {
-        let at = bad.valid_up_to();
-        let id = id_in(String::from_utf8_lossy(line).as_bytes());
-        tracing::warn!(
-            at,
-            found_id = id.is_some(),
-            "a line that is not UTF-8 was answered"
-        );
-        let message = format!(
-            "parse error: the message is not UTF-8 (invalid byte at offset {at}); send each \
-             message as one line of UTF-8 JSON"
-        );
-        return Some(Incoming::Answer(error(
-            id.as_ref(),
-            ErrorCode::PARSE_ERROR,
-            &message,
-        )));
-    }
-    let wrong = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-        Ok(message) => return Some(Incoming::Message(Box::new(message))),
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => text,
+        Err(bad) => return Some(not_utf8(line, bad.valid_up_to())),
+    };
+    let cut = envelope::cut(text);
+    let bytes = cut.message(line);
+    let wrong = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(mut message) => {
+            cut.mark(&mut message, |span| {
+                Bytes::copy_from_slice(line.get(span).unwrap_or_default())
+            });
+            return Some(Incoming::Message(Box::new(message)));
+        }
         Err(wrong) => wrong,
     };
-    let value = match serde_json::from_slice::<Value>(line) {
-        Ok(value) => value,
-        Err(_) => {
-            tracing::warn!(error = %wrong, "a line that is not JSON was answered");
-            let message = format!("parse error: {wrong}; send each message as one line of JSON");
-            return Some(Incoming::Answer(error(
-                None,
-                ErrorCode::PARSE_ERROR,
-                &message,
-            )));
+    let answer = jsonrpc::not_a_message(bytes, &wrong);
+    match &answer {
+        Some(_) => {
+            tracing::warn!(error = %wrong, "a line that is no JSON-RPC message was answered")
         }
-    };
-    let id = value
-        .get("id")
-        .and_then(|id| serde_json::from_value(id.clone()).ok());
-    if value.get("id").is_none() && value.get("method").is_some() {
-        tracing::debug!(error = %wrong, "an unreadable notification was dropped");
-        return None;
+        None => tracing::debug!(error = %wrong, "an unreadable notification was dropped"),
     }
-    tracing::warn!(error = %wrong, "JSON that is not a JSON-RPC message was answered");
-    let message =
-        format!("invalid request: {wrong}; send a JSON-RPC 2.0 request, notification or response");
-    Some(Incoming::Answer(error(
-        id.as_ref(),
-        ErrorCode::INVALID_REQUEST,
-        &message,
-    )))
+    answer.map(Incoming::Answer)
+}
+
+/// The answer to a line that is not UTF-8 (its first bad byte at `at`).
+fn not_utf8(line: &[u8], at: usize) -> Incoming {
+    let id = id_in(String::from_utf8_lossy(line).as_bytes());
+    tracing::warn!(
+        at,
+        found_id = id.is_some(),
+        "a line that is not UTF-8 was answered"
+    );
+    let message = format!(
+        "parse error: the message is not UTF-8 (invalid byte at offset {at}); send each \
+             message as one line of UTF-8 JSON"
+    );
+    Incoming::Answer(error(id.as_ref(), ErrorCode::PARSE_ERROR, &message))
 }
 
 #[cfg(test)]

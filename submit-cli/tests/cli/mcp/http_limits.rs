@@ -292,6 +292,22 @@ async fn a_malformed_json_body_gets_400_with_a_json_rpc_parse_error() {
     assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{answer:?}");
     assert_eq!(answer.message()["id"], 8);
     assert_eq!(answer.message()["error"]["code"], -32600);
+    // The same in a session (where rmcp reads the message).
+    let session = open_session(&server.url).await;
+    for (body, code) in [
+        (r#"{"jsonrpc": "2.0", "id": 1,"#, -32700),
+        (r#"{"jsonrpc": "2.0", "id": 8}"#, -32600),
+    ] {
+        let answer = post(
+            &server.url,
+            &[(name, &value), ("mcp-session-id", &session)],
+            body,
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{answer:?}");
+        assert_eq!(answer.headers["content-type"], "application/json");
+        assert_eq!(answer.message()["error"]["code"], code, "{answer:?}");
+    }
 }
 
 #[tokio::test]

@@ -3,14 +3,20 @@
 //!
 //! Each outcome is checked against what `submit-result parse --provider claude` prints for a
 //! `tool_use` block holding the same arguments: an MCP call is parsed exactly as `parse`
-//! parses one. The modules probe what no well-behaved client sends: lines that hold no message
-//! (`stdio_lines`), requests from foreign origins or without the token (`http_access`), and
-//! each limit of the HTTP server (`http_limits`); `fidelity` checks the listed schema and the
-//! accepted result against the MCP specification.
+//! parses one. `from_bytes` sends raw JSON-RPC messages (`raw`) whose arguments rmcp's client
+//! could not send (a member twice, a string, any value, deep nesting) over both transports;
+//! the other modules probe what no well-behaved client sends: lines that hold no message
+//! (`stdio_lines`), requests from foreign origins or without the token (`http_access`), each
+//! limit of the HTTP server (`http_limits`) and the faults of issue 31 beside the arguments
+//! (`faults`); `fidelity` checks the listed schema and the accepted result against the MCP
+//! specification.
 
+mod faults;
 mod fidelity;
+mod from_bytes;
 mod http_access;
 mod http_limits;
+mod raw;
 mod stdio_lines;
 
 use std::path::{Path, PathBuf};
@@ -573,10 +579,11 @@ async fn assert_second_submit_is_refused_again(client: &Client) {
 /// Sends requests the server cannot take, checks each gets a JSON-RPC error, then checks the
 /// server still serves.
 async fn assert_malformed_requests_get_errors(client: &Client) {
-    // A tools/call whose arguments are not an object: not a request of the protocol.
+    // A tools/call whose params are not those of a call (no tool named): not a request of
+    // the protocol.
     let request = ClientRequest::CustomRequest(CustomRequest::new(
         "tools/call",
-        Some(json!({"name": "submit_result", "arguments": "{\"reasoning\": \"r\"}"})),
+        Some(json!({"arguments": {"reasoning": "r"}})),
     ));
     let error = tokio::time::timeout(PATIENCE, client.send_request(request))
         .await
@@ -586,10 +593,8 @@ async fn assert_malformed_requests_get_errors(client: &Client) {
         panic!("not a JSON-RPC error: {error:?}");
     };
     assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
-    assert!(
-        error
-            .message
-            .starts_with("malformed tools/call params: invalid type: string"),
+    assert_eq!(
+        error.message, "malformed tools/call params: missing field `name`",
         "{error:?}"
     );
     // A method the protocol does not have.
