@@ -70,12 +70,13 @@
 //! - `transport/`: `client.rs` the one transport over any provider's API, `http.rs` sending
 //!   and retrying, `sse.rs` event streams, `wire.rs` conversions every provider shares, and
 //!   one file per provider. `runtime.rs`: the tokio runtime transports and MCP run on.
-//! - `mcp.rs`: MCP servers' tools.
+//! - `mcp.rs`: MCP servers' tools. `cause.rs`: the `Cause` the run's errors keep.
 //! - `rules.rs`: the pages of `docs/`, shown in rustdoc.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cause;
 pub mod executor;
 pub mod hook;
 #[cfg(feature = "mcp")]

@@ -27,6 +27,7 @@ mod soft_errors;
 mod turn;
 mod wrapper;
 
+pub use crate::cause::Cause;
 pub use agent::{Agent, DEFAULT_MAX_TURNS};
 pub(crate) use call::{GateStep, GateTurn, TerminalGate};
 pub use error::{RunError, RunErrorKind};

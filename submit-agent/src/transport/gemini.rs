@@ -7,17 +7,17 @@ use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
     append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
     with_meta,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 
-const PROVIDER: &str = "gemini";
+const PROVIDER: Provider = Provider::Gemini;
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
 
@@ -33,7 +33,7 @@ const NS: &str = "gemini";
 ///
 /// let model = Gemini::new("gemini-2.5-flash").api_key("test");
 /// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
-/// let body = model.request_body(&request).unwrap();
+/// let body = model.request_body(&request, false).unwrap();
 /// assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Be brief.");
 /// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
 /// ```
@@ -49,11 +49,6 @@ pub struct GenerateContentApi {
 }
 
 impl Transport<GenerateContentApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
-
     /// A transport for `model`, keyed from `GEMINI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(GenerateContentApi {
@@ -74,17 +69,16 @@ impl Transport<GenerateContentApi> {
         self.api.thinking_budget = Some(budget_tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request` (the same whether streamed or not).
-    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
-        self.api.body(request, false)
-    }
+impl Api for GenerateContentApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
+    const BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
 }
 
 impl Adapter for GenerateContentApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = Gemini::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = Gemini::DEFAULT_BASE_URL;
+    type Answer = Value;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, stream: bool) -> String {
@@ -162,8 +156,11 @@ impl Adapter for GenerateContentApi {
         Ok(Value::Object(body))
     }
 
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(body)
+    fn parse_response(answer: Value) -> Result<ModelResponse, TransportError> {
+        if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
+            return Err(remote_error(PROVIDER, error));
+        }
+        parse_response(answer)
     }
 }
 
@@ -408,10 +405,13 @@ pub struct Assembler {
 }
 
 impl Assemble for Assembler {
+    type Event = Value;
+    type Answer = Value;
+
     fn event(
         &mut self,
-        event: &SseEvent,
         data: Value,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
@@ -420,10 +420,7 @@ impl Assemble for Assembler {
         if !data.is_object() {
             return Err(TransportError::malformed(
                 PROVIDER,
-                format!(
-                    "event {} is not a GenerateContentResponse object",
-                    event.number
-                ),
+                format!("event {} is not a GenerateContentResponse object", number),
             ));
         }
         let candidate = data.pointer("/candidates/0");
@@ -439,6 +436,7 @@ impl Assemble for Assembler {
                 let args = call.get("args").cloned().unwrap_or(Value::Null);
                 // Gemini sends each call whole: its arguments are one delta.
                 emit_delta(
+                    PROVIDER,
                     sink,
                     self.calls,
                     id.as_deref(),
@@ -450,7 +448,7 @@ impl Assemble for Assembler {
                     },
                 )?;
                 self.calls += 1;
-                emit(sink, Part::tool_request(name, id, args))?;
+                emit(PROVIDER, sink, Part::tool_request(name, id, args))?;
                 self.parts.push(p.clone());
                 continue;
             }
@@ -461,6 +459,7 @@ impl Assemble for Assembler {
             let thought = p.get("thought") == Some(&Value::Bool(true));
             if !text.is_empty() {
                 emit(
+                    PROVIDER,
                     sink,
                     if thought {
                         Part::reasoning(text)

@@ -7,16 +7,17 @@ use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
-    arguments_text, count, error_text, media_url, mime, nested, output_text, system_text, text_call,
+    arguments_text, count, error_text, media_url, mime, nested, output_text, system_text,
+    TextArguments,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 
-const PROVIDER: &str = "openai-chat";
+const PROVIDER: Provider = Provider::OpenAiChat;
 
 /// The OpenAI Chat Completions API (`POST /v1/chat/completions`) as a [`Model`](crate::model::Model).
 ///
@@ -45,11 +46,6 @@ pub struct ChatCompletionsApi {
 }
 
 impl Transport<ChatCompletionsApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
-
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(ChatCompletionsApi {
@@ -63,21 +59,16 @@ impl Transport<ChatCompletionsApi> {
         self.api.max_tokens = Some(tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request`.
-    pub fn request_body(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Value, TransportError> {
-        self.api.body(request, stream)
-    }
+impl Api for ChatCompletionsApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    const BASE_URL: &'static str = "https://api.openai.com";
 }
 
 impl Adapter for ChatCompletionsApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiChat::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiChat::DEFAULT_BASE_URL;
+    type Answer = Value;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, _stream: bool) -> String {
@@ -137,8 +128,11 @@ impl Adapter for ChatCompletionsApi {
         Ok(Value::Object(body))
     }
 
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(&body)
+    fn parse_response(answer: Value) -> Result<ModelResponse, TransportError> {
+        if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
+            return Err(remote_error(PROVIDER, error));
+        }
+        parse_response(&answer)
     }
 }
 
@@ -299,7 +293,7 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
             .and_then(Value::as_str)
             .ok_or_else(|| TransportError::shape(PROVIDER, "a tool call has no name"))?;
         let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-        parts.push(text_call(name, id, function.get("arguments")));
+        parts.push(TextArguments::from(function.get("arguments").cloned()).into_call(name, id));
     }
     let finish_reason = match choice.get("finish_reason").and_then(Value::as_str) {
         _ if refusal.is_some() => FinishReason::Blocked,
@@ -342,6 +336,7 @@ impl Assembler {
         self.calls_sent = true;
         for (id, name, arguments) in self.calls.values() {
             emit(
+                PROVIDER,
                 sink,
                 Part::tool_request_text(name.clone(), Some(id.clone()), arguments.clone()),
             )?;
@@ -351,27 +346,27 @@ impl Assembler {
 }
 
 impl Assemble for Assembler {
+    type Event = Value;
+    type Answer = Value;
+
+    fn done(&mut self, sink: &ModelStream) -> Result<bool, TransportError> {
+        self.send_calls(sink)?;
+        Ok(true)
+    }
+
     fn event(
         &mut self,
-        event: &SseEvent,
         data: Value,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
-        if data.is_null() {
-            // `data: [DONE]`
-            self.send_calls(sink)?;
-            return Ok(true);
-        }
         if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
             return Err(remote_error(PROVIDER, error));
         }
         if !data.is_object() {
             return Err(TransportError::malformed(
                 PROVIDER,
-                format!(
-                    "event {} is not a chat.completion.chunk object",
-                    event.number
-                ),
+                format!("event {} is not a chat.completion.chunk object", number),
             ));
         }
         if self.base.is_none() {
@@ -395,7 +390,7 @@ impl Assemble for Assembler {
             if let Some(text) = delta.get("content").and_then(Value::as_str) {
                 self.content.get_or_insert_with(String::new).push_str(text);
                 if !text.is_empty() {
-                    emit(sink, Part::text(text))?;
+                    emit(PROVIDER, sink, Part::text(text))?;
                 }
             }
             if let Some(text) = delta.get("refusal").and_then(Value::as_str) {
@@ -410,7 +405,7 @@ impl Assemble for Assembler {
                 let index = call.get("index").and_then(Value::as_u64).ok_or_else(|| {
                     TransportError::malformed(
                         PROVIDER,
-                        format!("event {}: a tool call delta has no index", event.number),
+                        format!("event {}: a tool call delta has no index", number),
                     )
                 })?;
                 let entry = self.calls.entry(index).or_default();
@@ -426,7 +421,7 @@ impl Assemble for Assembler {
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 entry.2.push_str(piece);
-                emit_delta(sink, index, Some(&entry.0), Some(&entry.1), piece)?;
+                emit_delta(PROVIDER, sink, index, Some(&entry.0), Some(&entry.1), piece)?;
             }
             if let Some(finish) = choice.get("finish_reason").filter(|f| !f.is_null()) {
                 self.finish = Some(finish.clone());

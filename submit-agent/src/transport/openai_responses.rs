@@ -7,17 +7,17 @@ use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
     append_text, arguments_text, count, error_text, media_url, meta, mime, nested, output_text,
-    system_text, text_call, with_meta,
+    system_text, with_meta, TextArguments,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError, TransportErrorKind};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 
-const PROVIDER: &str = "openai-responses";
+const PROVIDER: Provider = Provider::OpenAiResponses;
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
 
@@ -50,11 +50,6 @@ pub struct ResponsesApi {
 }
 
 impl Transport<ResponsesApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
-
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(ResponsesApi {
@@ -76,21 +71,16 @@ impl Transport<ResponsesApi> {
         self.api.max_tokens = Some(tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request`.
-    pub fn request_body(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Value, TransportError> {
-        self.api.body(request, stream)
-    }
+impl Api for ResponsesApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    const BASE_URL: &'static str = "https://api.openai.com";
 }
 
 impl Adapter for ResponsesApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiResponses::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiResponses::DEFAULT_BASE_URL;
+    type Answer = Value;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, _stream: bool) -> String {
@@ -153,22 +143,21 @@ impl Adapter for ResponsesApi {
         Ok(Value::Object(body))
     }
 
-    fn error(body: &Value) -> Option<TransportError> {
-        if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-            return Some(remote_error(PROVIDER, error));
+    fn parse_response(answer: Value) -> Result<ModelResponse, TransportError> {
+        if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
+            return Err(remote_error(PROVIDER, error));
         }
-        (body.get("status").and_then(Value::as_str) == Some("failed")).then(|| {
-            TransportError::Remote {
-                provider: PROVIDER,
-                message: "the response failed without an error message".into(),
-                code: None,
-                kind: None,
-            }
-        })
-    }
-
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(&body)
+        if answer.get("status").and_then(Value::as_str) == Some("failed") {
+            return Err(TransportError::new(
+                PROVIDER,
+                TransportErrorKind::Remote {
+                    message: "the response failed without an error message".into(),
+                    code: None,
+                    kind: None,
+                },
+            ));
+        }
+        parse_response(&answer)
     }
 }
 
@@ -375,7 +364,8 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
                     TransportError::shape(PROVIDER, "a function_call item has no call_id")
                 })?;
                 parts.push(with_meta(
-                    text_call(name, Some(call_id.to_owned()), item.get("arguments")),
+                    TextArguments::from(item.get("arguments").cloned())
+                        .into_call(name, Some(call_id.to_owned())),
                     NS,
                     item_id(item),
                 ));
@@ -439,16 +429,18 @@ pub struct Assembler {
 }
 
 impl Assemble for Assembler {
+    type Event = Value;
+    type Answer = Value;
+
     fn event(
         &mut self,
-        event: &SseEvent,
         data: Value,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
         let kind = data
             .get("type")
             .and_then(Value::as_str)
-            .or(event.event.as_deref())
             .unwrap_or("")
             .to_owned();
         let index = || {
@@ -457,7 +449,7 @@ impl Assemble for Assembler {
                 .ok_or_else(|| {
                     TransportError::malformed(
                         PROVIDER,
-                        format!("event {} ({kind}) has no output_index", event.number),
+                        format!("event {} ({kind}) has no output_index", number),
                     )
                 })
         };
@@ -465,7 +457,7 @@ impl Assemble for Assembler {
             data.get("item").cloned().ok_or_else(|| {
                 TransportError::malformed(
                     PROVIDER,
-                    format!("event {} ({kind}) has no item", event.number),
+                    format!("event {} ({kind}) has no item", number),
                 )
             })
         };
@@ -477,6 +469,7 @@ impl Assemble for Assembler {
                 if added["type"] == "function_call" {
                     // The call is announced before its arguments arrive.
                     emit_delta(
+                        PROVIDER,
                         sink,
                         i,
                         added["call_id"].as_str(),
@@ -493,7 +486,7 @@ impl Assemble for Assembler {
                         PROVIDER,
                         format!(
                             "event {} ({kind}) names output {i}, which was never added",
-                            event.number
+                            number
                         ),
                     )
                 })?;
@@ -501,10 +494,10 @@ impl Assemble for Assembler {
                     .get("content_index")
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
-                if !slot["content"].is_array() {
+                if slot.is_object() && !slot["content"].is_array() {
                     slot["content"] = json!([]);
                 }
-                if let Some(content) = slot["content"].as_array_mut() {
+                if let Some(content) = slot.get_mut("content").and_then(Value::as_array_mut) {
                     let c = usize::try_from(c).unwrap_or(usize::MAX);
                     while content.len() <= c && content.len() < 64 {
                         content.push(json!({"type": "output_text", "text": ""}));
@@ -514,7 +507,7 @@ impl Assemble for Assembler {
                     }
                 }
                 if !delta.is_empty() {
-                    emit(sink, Part::text(delta))?;
+                    emit(PROVIDER, sink, Part::text(delta))?;
                 }
             }
             "response.function_call_arguments.delta" => {
@@ -522,6 +515,7 @@ impl Assemble for Assembler {
                 if let Some(slot) = self.items.get_mut(&i) {
                     append_text(slot, "arguments", delta);
                     emit_delta(
+                        PROVIDER,
                         sink,
                         i,
                         slot["call_id"].as_str(),
@@ -531,7 +525,7 @@ impl Assemble for Assembler {
                 }
             }
             "response.reasoning_summary_text.delta" if !delta.is_empty() => {
-                emit(sink, Part::reasoning(delta))?;
+                emit(PROVIDER, sink, Part::reasoning(delta))?;
             }
             "response.output_item.done" => {
                 let i = index()?;
@@ -539,7 +533,11 @@ impl Assemble for Assembler {
                 if done["type"] == "function_call" {
                     let name = done["name"].as_str().unwrap_or("").to_owned();
                     let id = done["call_id"].as_str().map(str::to_owned);
-                    emit(sink, text_call(&name, id, done.get("arguments")))?;
+                    emit(
+                        PROVIDER,
+                        sink,
+                        TextArguments::from(done.get("arguments").cloned()).into_call(name, id),
+                    )?;
                 }
                 self.items.insert(i, done);
             }
@@ -551,7 +549,7 @@ impl Assemble for Assembler {
                     .ok_or_else(|| {
                         TransportError::malformed(
                             PROVIDER,
-                            format!("event {} ({kind}) has no response object", event.number),
+                            format!("event {} ({kind}) has no response object", number),
                         )
                     })?;
                 self.response = Some(response);
