@@ -63,6 +63,10 @@ impl Cause {
     }
 
     /// A cause keeping `error` under a message of its own (the error's text said otherwise).
+    #[cfg_attr(
+        not(feature = "mcp"),
+        allow(dead_code, reason = "used by the MCP client only")
+    )]
     pub(crate) fn described<E>(message: impl Into<String>, error: E) -> Self
     where
         E: Error + Send + Sync + 'static,

@@ -146,12 +146,12 @@ impl From<Option<Value>> for TextArguments {
     }
 }
 
-#[cfg_attr(
-    not(any(feature = "openai-chat", feature = "openai-responses")),
-    allow(dead_code, reason = "used by the OpenAI transports only")
-)]
 impl TextArguments {
     /// The text the call's deltas continue: the text so far, or none.
+    #[cfg_attr(
+        not(feature = "openai-responses"),
+        allow(dead_code, reason = "used by the Responses transport only")
+    )]
     pub(crate) fn text(&self) -> &str {
         match self {
             TextArguments::Text(text) => text,
@@ -160,6 +160,10 @@ impl TextArguments {
     }
 
     /// Appends a streamed piece of the text (a value a gateway sent is replaced).
+    #[cfg_attr(
+        not(feature = "openai-responses"),
+        allow(dead_code, reason = "used by the Responses transport only")
+    )]
     pub(crate) fn push(&mut self, piece: &str) {
         match self {
             TextArguments::Text(text) => text.push_str(piece),
@@ -168,6 +172,10 @@ impl TextArguments {
     }
 
     /// The call as a part: the text as the model sent it, or the value, or no arguments.
+    #[cfg_attr(
+        not(any(feature = "openai-chat", feature = "openai-responses")),
+        allow(dead_code, reason = "used by the OpenAI transports only")
+    )]
     pub(crate) fn into_call(self, name: impl Into<String>, id: Option<String>) -> Part {
         match self {
             TextArguments::Text(text) => Part::tool_request_text(name, id, text),
@@ -236,15 +244,6 @@ pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
 /// A `u64` field of a JSON object, 0 when absent.
 pub(crate) fn count(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
-/// A `u64` field of an object field, 0 when absent.
-#[cfg_attr(
-    not(any(feature = "openai-chat", feature = "openai-responses")),
-    allow(dead_code, reason = "used by the OpenAI transports only")
-)]
-pub(crate) fn nested(value: &Value, outer: &str, key: &str) -> u64 {
-    value.get(outer).map(|v| count(v, key)).unwrap_or(0)
 }
 
 /// Standard base64, as every provider sends inline bytes.
