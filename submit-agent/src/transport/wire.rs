@@ -221,31 +221,6 @@ pub(crate) fn input_object(request: &ToolRequest) -> Value {
     }
 }
 
-/// Appends `piece` to the string field `key` of an object, in place (linear over a stream's
-/// deltas); a value that is not an object is left alone.
-#[cfg_attr(
-    not(any(feature = "claude", feature = "gemini", feature = "openai-responses")),
-    allow(
-        dead_code,
-        reason = "the Chat transport assembles into its own buffers"
-    )
-)]
-pub(crate) fn append_text(value: &mut Value, key: &str, piece: &str) {
-    if let Some(map) = value.as_object_mut() {
-        match map.get_mut(key) {
-            Some(Value::String(s)) => s.push_str(piece),
-            _ => {
-                map.insert(key.to_owned(), Value::String(piece.to_owned()));
-            }
-        }
-    }
-}
-
-/// A `u64` field of a JSON object, 0 when absent.
-pub(crate) fn count(value: &Value, key: &str) -> u64 {
-    value.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
 /// Standard base64, as every provider sends inline bytes.
 pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine as _;
