@@ -460,21 +460,25 @@ pub struct MessageDelta {
 
 /// A piece of a content block.
 #[derive(Debug, Default, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type")]
 pub enum Delta {
-    TextDelta {
+    #[serde(rename = "text_delta")]
+    Text {
         #[serde(default)]
         text: String,
     },
-    ThinkingDelta {
+    #[serde(rename = "thinking_delta")]
+    Thinking {
         #[serde(default)]
         thinking: String,
     },
-    SignatureDelta {
+    #[serde(rename = "signature_delta")]
+    Signature {
         #[serde(default)]
         signature: String,
     },
-    InputJsonDelta {
+    #[serde(rename = "input_json_delta")]
+    InputJson {
         #[serde(default)]
         partial_json: String,
     },
@@ -690,25 +694,25 @@ fn extend(
     sink: &ModelStream,
 ) -> Result<(), TransportError> {
     match (delta, block) {
-        (Delta::TextDelta { text }, block) => {
+        (Delta::Text { text }, block) => {
             if let BlockMut::Text(kept) = block {
                 kept.push_str(&text);
             }
             emit(PROVIDER, sink, Part::text(text))
         }
-        (Delta::ThinkingDelta { thinking }, block) => {
+        (Delta::Thinking { thinking }, block) => {
             if let BlockMut::Thinking(kept) = block {
                 kept.thinking.push_str(&thinking);
             }
             emit(PROVIDER, sink, Part::reasoning(thinking))
         }
-        (Delta::SignatureDelta { signature }, BlockMut::Thinking(kept)) => {
+        (Delta::Signature { signature }, BlockMut::Thinking(kept)) => {
             kept.signature
                 .get_or_insert_with(String::new)
                 .push_str(&signature);
             Ok(())
         }
-        (Delta::InputJsonDelta { partial_json }, BlockMut::ToolUse(call)) => {
+        (Delta::InputJson { partial_json }, BlockMut::ToolUse(call)) => {
             match json.get_mut(&index) {
                 Some(buffer) => {
                     buffer.push_str(&partial_json);

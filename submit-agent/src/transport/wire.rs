@@ -54,7 +54,7 @@ pub(crate) fn system_text<M: std::borrow::Borrow<crate::message::Message>>(
 }
 
 /// The MIME type of media, required by every provider.
-pub(crate) fn mime<'m>(provider: Provider, media: &'m Media) -> Result<&'m str, TransportError> {
+pub(crate) fn mime(provider: Provider, media: &Media) -> Result<&str, TransportError> {
     media
         .content_type
         .as_deref()
