@@ -12,13 +12,13 @@
 //! - maps failures to the typed [`TransportError`]: the provider, what went wrong (the status
 //!   and the provider's own message, a timeout, a broken connection), and the error under it
 //!   kept as its source; its `send` method returns it, and the [`Model`](crate::model::Model)
-//!   impl keeps it as the [`ModelError`](crate::model::ModelError)'s source;
+//!   impl keeps it as the [`ModelError`]'s source;
 //! - streams over server-sent events when the run streams, passing text, reasoning and
 //!   finished tool calls to the chunk sink and assembling the same response the non-streaming
 //!   call returns;
 //! - bounds what a stream may hold: one event at most [`MAX_EVENT_BYTES`] (16 MiB) of the
 //!   stream, the whole stream at most [`MAX_STREAM_BYTES`] (256 MiB), both set with
-//!   `stream_limits`; past either, the call fails with [`TransportError::Stream`] naming the
+//!   `stream_limits`; past either, the call fails with [`TransportErrorKind::Stream`] naming the
 //!   limit. While a stream is read, the framing holds at most one event's bytes and one
 //!   network chunk; the assembled answer grows with the stream, within its limit;
 //! - reads answers already received, a recording or a log, without sending anything:
