@@ -30,8 +30,8 @@
 //!
 //! - [`run`]: the loop. [`Agent`](run::Agent) (a model, tools, hooks, limits), the
 //!   [`Response`](run::Response) a run returns, the [`RunError`](run::RunError) that stops
-//!   one, [`Resume`](run::Resume) to answer a paused run's interrupts, and
-//!   [`SoftToolErrors`](run::SoftToolErrors).
+//!   one and the [`Cause`](run::Cause) it keeps, [`Resume`](run::Resume) to answer a paused
+//!   run's interrupts, and [`SoftToolErrors`](run::SoftToolErrors).
 //! - [`tool`]: tools and their context. [`Tool`](tool::Tool) and
 //!   [`TypedTool`](tool::TypedTool), the per-call [`ToolContext`](tool::ToolContext), the
 //!   [`ToolError`](tool::ToolError) a call ends with, and the
