@@ -328,7 +328,7 @@ fn a_panicking_tool_is_a_tool_error_not_a_crashed_loop() {
         err.kind,
         RunErrorKind::ToolFailed {
             name: "explode".into(),
-            message: "tool panicked: kaboom".into()
+            error: "tool panicked: kaboom".into()
         }
     );
 
@@ -532,7 +532,12 @@ fn a_failing_stream_callback_after_a_round_fails_the_run() {
             .generate(vec![Message::user("go")]),
     )
     .unwrap_err();
-    assert_eq!(err.kind, RunErrorKind::Stream("client gone".into()));
+    assert_eq!(
+        err.kind,
+        RunErrorKind::Stream(submit_result::agent::model::StreamError(
+            "client gone".into()
+        ))
+    );
 }
 
 /// A model's own error type, to find again through the run's error.

@@ -448,10 +448,18 @@ fn mcp_server_that_dies_mid_call_is_a_run_error_within_the_timeout() -> Result<(
         result.map(|r| r.text())
     });
     let err = err.expect_err("a dead server must stop the run");
-    let RunErrorKind::ToolFailed { name, message } = &err.kind else {
+    let RunErrorKind::ToolFailed { name, error } = &err.kind else {
         panic!("expected a failed tool, got {err}");
     };
     assert_eq!(name, "crash");
+    let message = error.message();
+    assert!(
+        matches!(
+            error.downcast_ref::<McpError>(),
+            Some(McpError::Closed { .. })
+        ),
+        "the MCP error is kept: {error:?}"
+    );
     // Seen as a closed connection, not waited out until the 20 s timeout.
     assert!(message.contains("closed the connection"), "{message}");
     Ok(())
@@ -472,10 +480,11 @@ fn mcp_server_that_stops_answering_is_a_run_error_after_the_timeout() -> Result<
         block_on(agent(&server, model).generate(vec![Message::user("Go.")])).map(|r| r.text())
     });
     let err = result.expect_err("a silent server must stop the run");
-    let RunErrorKind::ToolFailed { name, message } = &err.kind else {
+    let RunErrorKind::ToolFailed { name, error } = &err.kind else {
         panic!("expected a failed tool, got {err}");
     };
     assert_eq!(name, "hang");
+    let message = error.message();
     assert!(message.contains("did not answer"), "{message}");
     // The call's own timeout applies, not the handshake's.
     assert!(message.contains("500ms"), "{message}");

@@ -308,7 +308,7 @@ fn uncovered_tools_still_fail_the_run() {
         err.kind,
         RunErrorKind::ToolFailed {
             name: "uncovered".into(),
-            message: "boom".into()
+            error: "boom".into()
         }
     );
     assert_eq!(model.requests().len(), 2);

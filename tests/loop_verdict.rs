@@ -763,7 +763,7 @@ fn the_last_turn_forces_the_submit_on_each_providers_wire() {
         claude["tool_choice"],
         json!({"type": "tool", "name": "submit_result"})
     );
-    let gemini = Gemini::new("m").request_body(last).unwrap();
+    let gemini = Gemini::new("m").request_body(last, false).unwrap();
     assert_eq!(
         gemini["toolConfig"]["functionCallingConfig"],
         json!({"mode": "ANY", "allowedFunctionNames": ["submit_result"]})

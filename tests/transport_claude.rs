@@ -7,7 +7,7 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Claude, TransportError};
+use submit_result::agent::transport::{Claude, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded, Reply, Server};
 use submit_result::agent::{model::ModelError, run::RunErrorKind};
@@ -179,10 +179,10 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    assert_eq!(err.provider(), submit_result::Provider::Claude);
     assert_eq!(
-        err,
-        TransportError::Api {
-            provider: "claude",
+        *err.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "Internal server error".into(),
             attempts: 3,
@@ -199,10 +199,10 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
+    assert_eq!(typed.provider(), submit_result::Provider::Claude);
     assert_eq!(
-        *typed,
-        TransportError::Api {
-            provider: "claude",
+        *typed.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "Internal server error".into(),
             attempts: 3,
@@ -329,15 +329,40 @@ fn unreachable_server_is_a_network_error_after_the_retries() {
         .port();
     let model = model(&format!("http://127.0.0.1:{port}"));
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    match err {
-        TransportError::Network {
-            provider, attempts, ..
-        } => {
-            assert_eq!(provider, "claude");
-            assert_eq!(attempts, 3);
-        }
-        other => panic!("expected a network error, got {other:?}"),
-    }
+    assert_eq!(err.provider(), submit_result::Provider::Claude);
+    assert_eq!(*err.kind(), TransportErrorKind::Network { attempts: 3 });
+    assert!(err.is_network());
+}
+
+/// A refused connection keeps reqwest's error under the transport's, and the run's error
+/// keeps both: `RunError` → `ModelError` → `TransportError` → the connection's error.
+#[test]
+fn a_network_failure_keeps_its_source() {
+    use std::error::Error as _;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let model = model(&format!("http://127.0.0.1:{port}"))
+        .retry(submit_result::agent::transport::Retry::new(1));
+    let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    let source = err.source().expect("the connection's error is the source");
+    assert!(
+        !source.to_string().contains(&port.to_string()),
+        "the URL is left out of the source: {source}"
+    );
+    assert!(err.to_string().contains(&source.to_string()), "{err}");
+
+    let ex = agent::executor(model, None);
+    let run = futures::executor::block_on(ex.run(agent::question())).unwrap_err();
+    assert!(matches!(run.kind, RunErrorKind::Model(_)), "{run:?}");
+    let typed = cause::<TransportError>(&run).expect("the transport's error under the run's");
+    assert!(typed.is_network(), "{typed:?}");
+    assert!(
+        typed.source().is_some(),
+        "the connection's error under the transport's"
+    );
 }
 
 #[test]
@@ -350,13 +375,9 @@ fn slow_answer_is_a_timeout_error() {
         .timeout(std::time::Duration::from_millis(100))
         .retry(submit_result::agent::transport::Retry::new(1));
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(
-        err,
-        TransportError::Timeout {
-            provider: "claude",
-            attempts: 1
-        }
-    );
+    assert_eq!(err.provider(), submit_result::Provider::Claude);
+    assert_eq!(*err.kind(), TransportErrorKind::Timeout { attempts: 1 });
+    assert!(err.is_timeout());
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Gemini, TransportError};
+use submit_result::agent::transport::{Gemini, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
 use submit_result::agent::{model::ModelError, run::RunErrorKind};
@@ -199,10 +199,10 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    assert_eq!(err.provider(), submit_result::Provider::Gemini);
     assert_eq!(
-        err,
-        TransportError::Api {
-            provider: "gemini",
+        *err.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting".into(),
             attempts: 3,
@@ -219,10 +219,10 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
+    assert_eq!(typed.provider(), submit_result::Provider::Gemini);
     assert_eq!(
-        *typed,
-        TransportError::Api {
-            provider: "gemini",
+        *typed.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting".into(),
             attempts: 3,
@@ -257,7 +257,7 @@ fn forced_tool_choice_is_mode_any_with_the_allowed_name() {
         json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
     )];
     r.tool_choice = submit_result::agent::model::ToolChoice::Tool("submit_result".into());
-    let body = model("http://127.0.0.1:9").request_body(&r).unwrap();
+    let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
     assert_eq!(
         body["toolConfig"],
         json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["submit_result"]}})

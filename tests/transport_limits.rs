@@ -13,7 +13,8 @@
 use crate::transport::server;
 
 use submit_result::agent::transport::{
-    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, MAX_EVENT_BYTES,
+    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, TransportErrorKind,
+    MAX_EVENT_BYTES,
 };
 use submit_result::agent::{message::Message, run::Agent};
 
@@ -21,7 +22,10 @@ use crate::support::counting_alloc;
 
 fn stream_error(result: Result<impl std::fmt::Debug, TransportError>) -> String {
     match result {
-        Err(TransportError::Stream { message, .. }) => message,
+        Err(error) => match error.kind() {
+            TransportErrorKind::Stream { message } => message.clone(),
+            other => panic!("expected a stream error, got {other:?}"),
+        },
         other => panic!("expected a stream error, got {other:?}"),
     }
 }

@@ -7,7 +7,7 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{OpenAiChat, TransportError};
+use submit_result::agent::transport::{OpenAiChat, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
 use submit_result::agent::{model::ModelError, run::RunErrorKind};
@@ -180,10 +180,10 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
+    assert_eq!(err.provider(), submit_result::Provider::OpenAiChat);
     assert_eq!(
-        err,
-        TransportError::Api {
-            provider: "openai-chat",
+        *err.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "The server had an error while processing your request. Sorry about that!"
                 .into(),
@@ -201,10 +201,10 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
+    assert_eq!(typed.provider(), submit_result::Provider::OpenAiChat);
     assert_eq!(
-        *typed,
-        TransportError::Api {
-            provider: "openai-chat",
+        *typed.kind(),
+        TransportErrorKind::Api {
             status: 500,
             message: "The server had an error while processing your request. Sorry about that!"
                 .into(),

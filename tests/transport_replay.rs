@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use submit_result::agent::transport::{
-    Claude, Gemini, OpenAiChat, OpenAiResponses, Retry, TransportError,
+    Claude, Gemini, OpenAiChat, OpenAiResponses, Retry, TransportError, TransportErrorKind,
 };
 use submit_result::agent::{
     message::{Chunk, Message, Part, Role},
@@ -233,16 +233,16 @@ fn check_http_error(wire: Wire, model: &str, ex: &Exchange, label: &str) {
     };
     let r = call(wire, model, replies, ex.streamed);
     let error = r.result.as_ref().map(|_| ()).unwrap_err();
-    match transport_error(error) {
-        TransportError::Api {
+    match transport_error(error).kind() {
+        TransportErrorKind::Api {
             status,
             message: got,
             attempts,
             ..
         } => {
-            assert_eq!(status, ex.status, "{label}");
-            assert_eq!(got, message, "{label}");
-            assert_eq!(attempts, if retried { 3 } else { 1 }, "{label}");
+            assert_eq!(*status, ex.status, "{label}");
+            assert_eq!(*got, message, "{label}");
+            assert_eq!(*attempts, if retried { 3 } else { 1 }, "{label}");
         }
         other => panic!("{label}: expected an Api error, got {other:?}"),
     }
@@ -532,7 +532,7 @@ fn results(wire: Wire, body: &Value, asked: &ModelResponse) -> Vec<Part> {
 fn body_for(wire: Wire, model: &str, request: &ModelRequest, stream: bool) -> Value {
     match wire {
         Wire::Claude => Claude::new(model).request_body(request, stream),
-        Wire::Gemini => Gemini::new(model).request_body(request),
+        Wire::Gemini => Gemini::new(model).request_body(request, stream),
         Wire::Chat => OpenAiChat::new(model).request_body(request, stream),
         Wire::Responses => OpenAiResponses::new(model)
             .store(false)
@@ -823,8 +823,8 @@ fn responses_stream_error_event_keeps_its_message() {
     for reply in [ex.reply(), ex.reply().in_pieces(3)] {
         let r = call(Wire::Responses, "gpt-5", vec![reply], true);
         let error = transport_error(r.result.as_ref().unwrap_err());
-        match error {
-            TransportError::Remote {
+        match error.kind() {
+            TransportErrorKind::Remote {
                 message,
                 code,
                 kind,
@@ -856,8 +856,8 @@ fn responses_failed_event_keeps_its_message() {
         .map(|block| format!("{block}\n\n"))
         .collect();
     let r = call(Wire::Responses, "gpt-5", vec![Reply::sse(without)], true);
-    match transport_error(r.result.as_ref().unwrap_err()) {
-        TransportError::Remote { message, code, .. } => {
+    match transport_error(r.result.as_ref().unwrap_err()).kind() {
+        TransportErrorKind::Remote { message, code, .. } => {
             assert_eq!(
                 message,
                 failed["response"]["error"]["message"].as_str().unwrap()
@@ -877,7 +877,7 @@ fn responses_failed_event_keeps_its_message() {
 fn gemini_empty_user_text_keeps_the_turn() {
     let request = ModelRequest::new(vec![Message::system("Be brief."), Message::user("")]);
     let body = Gemini::new("gemini-2.5-flash")
-        .request_body(&request)
+        .request_body(&request, false)
         .unwrap();
     assert_eq!(
         body["contents"],
@@ -907,14 +907,14 @@ fn gemini_function_call_turn_never_opens_the_conversation() {
         ),
     ]);
     let body = Gemini::new("gemini-3-pro-preview")
-        .request_body(&request)
+        .request_body(&request, false)
         .unwrap();
     assert_eq!(body["contents"][0]["role"], "user");
     assert_eq!(body["contents"][1]["role"], "model");
     // Even a history that lost its user turn opens with one.
     let request = ModelRequest::new(vec![call_part]);
     let body = Gemini::new("gemini-3-pro-preview")
-        .request_body(&request)
+        .request_body(&request, false)
         .unwrap();
     assert_eq!(
         body["contents"][0],
@@ -1066,8 +1066,8 @@ fn stream_failing_midway_is_a_typed_error_saying_how_far() {
         true,
     );
     assert_eq!(r.requests.len(), 1, "a stream broken midway is not resent");
-    match transport_error(r.result.as_ref().unwrap_err()) {
-        TransportError::StreamBroken { events, .. } => assert_eq!(events, whole_events),
+    match transport_error(r.result.as_ref().unwrap_err()).kind() {
+        TransportErrorKind::StreamBroken { events, .. } => assert_eq!(*events, whole_events),
         other => panic!("expected StreamBroken, got {other:?}"),
     }
 }

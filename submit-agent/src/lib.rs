@@ -30,8 +30,8 @@
 //!
 //! - [`run`]: the loop. [`Agent`](run::Agent) (a model, tools, hooks, limits), the
 //!   [`Response`](run::Response) a run returns, the [`RunError`](run::RunError) that stops
-//!   one, [`Resume`](run::Resume) to answer a paused run's interrupts, and
-//!   [`SoftToolErrors`](run::SoftToolErrors).
+//!   one and the [`Cause`](run::Cause) it keeps, [`Resume`](run::Resume) to answer a paused
+//!   run's interrupts, and [`SoftToolErrors`](run::SoftToolErrors).
 //! - [`tool`]: tools and their context. [`Tool`](tool::Tool) and
 //!   [`TypedTool`](tool::TypedTool), the per-call [`ToolContext`](tool::ToolContext), the
 //!   [`ToolError`](tool::ToolError) a call ends with, and the
@@ -70,12 +70,13 @@
 //! - `transport/`: `client.rs` the one transport over any provider's API, `http.rs` sending
 //!   and retrying, `sse.rs` event streams, `wire.rs` conversions every provider shares, and
 //!   one file per provider. `runtime.rs`: the tokio runtime transports and MCP run on.
-//! - `mcp.rs`: MCP servers' tools.
+//! - `mcp.rs`: MCP servers' tools. `cause.rs`: the `Cause` the run's errors keep.
 //! - `rules.rs`: the pages of `docs/`, shown in rustdoc.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cause;
 pub mod executor;
 pub mod hook;
 #[cfg(feature = "mcp")]

@@ -63,6 +63,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 
 use crate::message::{JsonObject, Media, MediaSource, Part, PartKind};
+use crate::run::Cause;
 use crate::tool::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
 /// How long the handshake, the listing and each call may take unless set otherwise.
@@ -73,28 +74,28 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 #[non_exhaustive]
 pub enum McpError {
     /// The server's process could not be started.
-    #[error("could not start the MCP server {command}: {message}: check the command and its path")]
+    #[error("could not start the MCP server {command}: {source}: check the command and its path")]
     Spawn {
         /// The program.
         command: String,
         /// The operating system's error.
-        message: String,
+        source: Cause,
     },
     /// The MCP handshake failed.
-    #[error("the MCP server {server} did not complete the handshake: {message}: check that it speaks MCP on this transport")]
+    #[error("the MCP server {server} did not complete the handshake: {source}: check that it speaks MCP on this transport")]
     Handshake {
         /// The program or URL.
         server: String,
-        /// What went wrong.
-        message: String,
+        /// The MCP client's error.
+        source: Cause,
     },
     /// The server did not list its tools.
-    #[error("the MCP server {server} did not list its tools: {message}")]
+    #[error("the MCP server {server} did not list its tools: {source}")]
     List {
         /// The program or URL.
         server: String,
-        /// What went wrong.
-        message: String,
+        /// The MCP client's error.
+        source: Cause,
     },
     /// No answer came in time.
     #[error("the MCP server {server} did not answer {what} within {timeout:?}: check the server or raise the timeout")]
@@ -113,26 +114,28 @@ pub enum McpError {
         server: String,
         /// The request that was waiting.
         what: String,
+        /// The MCP client's error, when sending failed.
+        source: Option<Cause>,
     },
     /// The server answered a call with a protocol error (an unknown tool, invalid arguments).
-    #[error("the MCP server {server} refused {what}: {message}")]
+    #[error("the MCP server {server} refused {what}: {source}")]
     Refused {
         /// The program or URL.
         server: String,
         /// The request.
         what: String,
-        /// The server's error.
-        message: String,
+        /// The server's error (its message and code), or the MCP client's.
+        source: Cause,
     },
     /// A content block the server sent could not be read.
-    #[error("MCP tool {tool:?} sent an unreadable {block} content block: {message}")]
+    #[error("MCP tool {tool:?} sent an unreadable {block} content block: {source}")]
     Content {
         /// The tool's name.
         tool: String,
         /// The block's type.
         block: &'static str,
         /// What is wrong with it.
-        message: String,
+        source: Cause,
     },
     /// The URL's scheme is not one this build reaches.
     #[error("cannot reach the MCP server {server}: {message}")]
@@ -142,9 +145,9 @@ pub enum McpError {
         /// Why.
         message: String,
     },
-    /// The runtime the connection needs could not start.
-    #[error("the MCP runtime could not start: {0}")]
-    Runtime(String),
+    /// The runtime the connection needs could not start, or its task stopped.
+    #[error("the MCP runtime could not run the connection: {0}")]
+    Runtime(#[source] Cause),
 }
 
 enum Target {
@@ -208,7 +211,8 @@ impl McpConnect {
         }
         let timeout = self.timeout;
         let call_timeout = self.call_timeout.unwrap_or(timeout);
-        let runtime = crate::runtime::handle().map_err(McpError::Runtime)?;
+        let runtime =
+            crate::runtime::handle().map_err(|e| McpError::Runtime(Cause::from_source(e)))?;
         let server = label.clone();
         let task = async move {
             let service = match self.target {
@@ -216,7 +220,7 @@ impl McpConnect {
                     let transport = TokioChildProcess::new(tokio::process::Command::from(command))
                         .map_err(|e| McpError::Spawn {
                             command: server.clone(),
-                            message: e.to_string(),
+                            source: Cause::from_source(e),
                         })?;
                     handshake(&server, timeout, ().serve(transport)).await?
                 }
@@ -231,7 +235,7 @@ impl McpConnect {
                 Ok(Err(e)) => {
                     return Err(McpError::List {
                         server,
-                        message: e.to_string(),
+                        source: Cause::from_source(e),
                     })
                 }
                 Err(_) => {
@@ -259,7 +263,7 @@ impl McpConnect {
     }
 }
 
-async fn handshake<E: std::fmt::Display>(
+async fn handshake<E: std::error::Error + Send + Sync + 'static>(
     server: &str,
     timeout: Duration,
     serving: impl Future<Output = Result<RunningService<RoleClient, ()>, E>>,
@@ -268,7 +272,7 @@ async fn handshake<E: std::fmt::Display>(
         Ok(Ok(service)) => Ok(service),
         Ok(Err(e)) => Err(McpError::Handshake {
             server: server.to_owned(),
-            message: e.to_string(),
+            source: Cause::from_source(e),
         }),
         Err(_) => Err(McpError::Timeout {
             server: server.to_owned(),
@@ -418,9 +422,16 @@ async fn call(
 fn service_error(server: &str, what: String, error: ServiceError) -> McpError {
     let server = server.to_owned();
     match error {
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-            McpError::Closed { server, what }
-        }
+        ServiceError::TransportClosed => McpError::Closed {
+            server,
+            what,
+            source: None,
+        },
+        e @ ServiceError::TransportSend(_) => McpError::Closed {
+            server,
+            what,
+            source: Some(Cause::from_source(e)),
+        },
         ServiceError::Timeout { timeout } => McpError::Timeout {
             server,
             what,
@@ -429,12 +440,12 @@ fn service_error(server: &str, what: String, error: ServiceError) -> McpError {
         ServiceError::McpError(e) => McpError::Refused {
             server,
             what,
-            message: format!("{} (code {})", e.message, e.code.0),
+            source: Cause::described(format!("{} (code {})", e.message, e.code.0), e),
         },
         other => McpError::Refused {
             server,
             what,
-            message: other.to_string(),
+            source: Cause::from_source(other),
         },
     }
 }
@@ -538,7 +549,7 @@ fn decode(tool: &str, block: &'static str, data: &str) -> Result<Vec<u8>, McpErr
         .map_err(|e| McpError::Content {
             tool: tool.to_owned(),
             block,
-            message: format!("its data is not base64: {e}"),
+            source: Cause::described(format!("its data is not base64: {e}"), e),
         })
 }
 
@@ -550,7 +561,7 @@ where
 {
     crate::runtime::run(runtime, future)
         .await
-        .map_err(|e| McpError::Runtime(format!("the MCP task stopped: {e}")))
+        .map_err(|e| McpError::Runtime(Cause::described(format!("the MCP task stopped: {e}"), e)))
 }
 
 #[cfg(test)]

@@ -6,16 +6,16 @@
 //! connection. The loop itself stays runtime-agnostic.
 
 use std::future::Future;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use tokio::runtime::{Handle, Runtime};
 
 /// The caller's tokio runtime, or the one this crate owns; `Err` says why that could not start.
-pub(crate) fn handle() -> Result<Handle, String> {
+pub(crate) fn handle() -> Result<Handle, Arc<std::io::Error>> {
     if let Ok(handle) = Handle::try_current() {
         return Ok(handle);
     }
-    static OWNED: OnceLock<Result<Runtime, String>> = OnceLock::new();
+    static OWNED: OnceLock<Result<Runtime, Arc<std::io::Error>>> = OnceLock::new();
     OWNED
         .get_or_init(|| {
             tokio::runtime::Builder::new_multi_thread()
@@ -23,7 +23,7 @@ pub(crate) fn handle() -> Result<Handle, String> {
                 .thread_name("submit-agent-io")
                 .enable_all()
                 .build()
-                .map_err(|e| e.to_string())
+                .map_err(Arc::new)
         })
         .as_ref()
         .map(|runtime| runtime.handle().clone())

@@ -3,7 +3,9 @@
 //! Two paths: the parser on the arguments alone (`handle`, `value`), and the executor's gate on
 //! a provider's answer (`gate_text` on an OpenAI Chat body, `gate_value` on an Anthropic body:
 //! the answer decoded by the transport, the submit call handled as the gate hands it over),
-//! each against its floor.
+//! each against its floor. And streamed answers read by the transports (`stream_claude`,
+//! `stream_chat`: the same call streamed; `stream_pings`: events that carry nothing), counted
+//! on two checkouts to compare them.
 
 use std::hint::black_box;
 
@@ -70,6 +72,11 @@ fn main() {
     .to_string();
     let chat = OpenAiChat::new("gpt-4.1").api_key("k");
     let claude = Claude::new("claude-sonnet-4-5").api_key("k");
+    // The same call streamed, its argument text in pieces of 64 bytes, as each API sends it;
+    // and 16 KiB of Anthropic pings, small events that carry nothing.
+    let claude_stream = claude_stream(&arguments);
+    let chat_stream = chat_stream(&arguments);
+    let pings = "event: ping\ndata: {\"type\": \"ping\"}\n\n".repeat(16 * 1024 / 35);
     for _ in 0..n {
         match mode.as_str() {
             "handle" => {
@@ -107,8 +114,80 @@ fn main() {
                 let body: Value = serde_json::from_slice(black_box(claude_body.as_bytes())).unwrap();
                 black_box(Whole::deserialize(&body["content"][0]["input"]).unwrap());
             }
+            "stream_claude" => {
+                let response = claude.decode_stream([black_box(claude_stream.as_bytes())]);
+                black_box(response.unwrap());
+            }
+            "stream_chat" => {
+                let response = chat.decode_stream([black_box(chat_stream.as_bytes())]);
+                black_box(response.unwrap());
+            }
+            "stream_pings" => {
+                black_box(claude.decode_stream([black_box(pings.as_bytes())])).ok();
+            }
             "none" => {}
             _ => panic!(),
         }
     }
+}
+
+/// An Anthropic Messages stream of one `tool_use` block whose `input_json_delta` pieces make
+/// `arguments`.
+fn claude_stream(arguments: &str) -> String {
+    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+    let mut stream = event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+            "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+            "stop_reason": null, "usage": {"input_tokens": 900, "output_tokens": 1}}}),
+    );
+    stream += &event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use",
+            "id": "toolu_1", "name": "submit_result", "input": {}}}),
+    );
+    for piece in pieces(arguments) {
+        stream += &event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": piece}}),
+        );
+    }
+    stream += &event("content_block_stop", json!({"type": "content_block_stop", "index": 0}));
+    stream += &event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 2100}}),
+    );
+    stream + &event("message_stop", json!({"type": "message_stop"}))
+}
+
+/// An OpenAI Chat stream of one tool call whose `arguments` pieces make `arguments`.
+fn chat_stream(arguments: &str) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        let data = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+            "model": "gpt-4.1", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {data}\n\n")
+    };
+    let mut stream = chunk(
+        json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_1",
+            "type": "function", "function": {"name": "submit_result", "arguments": ""}}]}),
+        Value::Null,
+    );
+    for piece in pieces(arguments) {
+        stream += &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+            Value::Null,
+        );
+    }
+    stream += &chunk(json!({}), json!("tool_calls"));
+    stream + "data: [DONE]\n\n"
+}
+
+/// `text` in pieces of 64 bytes (it is ASCII).
+fn pieces(text: &str) -> Vec<&str> {
+    text.as_bytes()
+        .chunks(64)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect()
 }

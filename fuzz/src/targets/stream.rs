@@ -7,7 +7,7 @@
 
 use submit_result::agent::model::ModelResponse;
 use submit_result::agent::transport::{
-    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError,
+    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, TransportErrorKind,
 };
 
 /// Limits far above the inputs the fuzzer writes (its `-max_len`), so the pieces cannot
@@ -48,10 +48,10 @@ fn decode_body(provider: u8, body: &[u8]) -> Result<ModelResponse, TransportErro
 fn check_error(error: &TransportError) {
     assert!(
         matches!(
-            error,
-            TransportError::Stream { .. }
-                | TransportError::Remote { .. }
-                | TransportError::Response { .. }
+            error.kind(),
+            TransportErrorKind::Stream { .. }
+                | TransportErrorKind::Remote { .. }
+                | TransportErrorKind::Response { .. }
         ),
         "{error:?}"
     );

@@ -25,7 +25,7 @@ use submit_core::{Accepted, Outcome, ParallelEntry, Recovery, RecoveryKind, Subm
 
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
-use crate::run::{Agent, GateStep, GateTurn, Resume, TerminalGate};
+use crate::run::{Agent, Cause, GateStep, GateTurn, Resume, TerminalGate};
 use crate::run::{Response, RunError, RunErrorKind};
 use crate::schema;
 use crate::tool::ToolDefinition;
@@ -48,8 +48,8 @@ pub enum GateStatus {
     Rejected(SubmitError),
     /// Validators raised findings; recoverable.
     Findings(usize),
-    /// A validator failed; the run aborted.
-    ValidationFailed(String),
+    /// A validator failed; the run aborted. The [`Cause`] keeps the validator's error.
+    ValidationFailed(Cause),
     /// Committed; the run ended.
     Committed {
         /// Every rule the parser applied to the call, in the order applied (empty for a clean
@@ -316,7 +316,9 @@ impl<R: Serialize + Send + Sync + 'static> Executor<R> {
                 Ok(Execution::Interrupted(response))
             }
             None => Err(RunError::with_partial(
-                RunErrorKind::Model("the run ended without a committed result".into()),
+                RunErrorKind::NotCommitted {
+                    tool: self.terminal.name().to_owned(),
+                },
                 response,
             )),
         }
@@ -429,9 +431,9 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
         match try_join_all(checks).await {
             Ok(lists) => findings.extend(lists.into_iter().flatten()),
             Err(e) => {
-                let message = e.to_string();
-                self.record(reference, GateStatus::ValidationFailed(message.clone()));
-                return GateStep::Abort(message);
+                let cause = Cause::from_boxed(e);
+                self.record(reference, GateStatus::ValidationFailed(cause.clone()));
+                return GateStep::Abort(cause);
             }
         }
         if !findings.is_empty() {
@@ -471,5 +473,116 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some((accepted, turn.forced_by_budget));
         GateStep::Commit { output }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use futures::FutureExt;
+    use serde_json::{json, Value};
+    use submit_core::{Arguments, StopReason};
+
+    use super::*;
+    use crate::hook::{turn_hook_fn, TurnEnd};
+    use crate::message::{Message, Part};
+    use crate::model::ScriptedModel;
+    use crate::run::response::TurnOutcome;
+
+    /// A terminal that accepts every call.
+    struct Accepting;
+
+    impl TerminalTool<Value> for Accepting {
+        fn name(&self) -> &str {
+            "submit_result"
+        }
+        fn definition(&self) -> ToolDefinition {
+            ToolDefinition::new("submit_result", "Submit.", json!({"type": "object"}))
+        }
+        fn payload_schema(&self) -> Value {
+            json!({})
+        }
+        fn verdict(&self, _: Arguments<'_>, _: StopReason) -> Outcome<Value> {
+            Outcome::Accepted(Accepted::new(
+                Value::Null,
+                String::new(),
+                json!({"ok": true}),
+            ))
+        }
+    }
+
+    /// The one way a run ends without an error and without a commit: a turn hook ends it. It
+    /// is its own kind, not a failed model call, and no model was called.
+    #[test]
+    fn a_run_that_never_committed_has_its_own_kind() {
+        let model = ScriptedModel::new().then_message(vec![Part::tool_request(
+            "submit_result",
+            None,
+            json!({}),
+        )]);
+        let agent = Agent::new(model.clone()).turn_hook(turn_hook_fn(|_, _next| {
+            async {
+                Ok(TurnEnd(TurnOutcome::Done(Response {
+                    messages: Vec::new(),
+                    message: Some(Message::model(vec![Part::text("done early")])),
+                    finish_reason: FinishReason::Stop,
+                    finish_message: None,
+                    usage: Usage::default(),
+                })))
+            }
+            .boxed()
+        }));
+        let executor = Executor::new(agent, Accepting).unwrap();
+        let error =
+            futures::executor::block_on(executor.run(vec![Message::user("go")])).unwrap_err();
+        assert_eq!(
+            error.kind,
+            RunErrorKind::NotCommitted {
+                tool: "submit_result".into()
+            }
+        );
+        assert!(error.source().is_none(), "nothing failed under it");
+        assert!(
+            error
+                .to_string()
+                .starts_with("the run ended without a committed result"),
+            "{error}"
+        );
+        assert_eq!(model.requests().len(), 0);
+        assert_eq!(
+            error.partial.map(|p| p.text()).as_deref(),
+            Some("done early")
+        );
+    }
+
+    /// A validator's error is kept whole, in the run's error and in the gate's record.
+    #[test]
+    fn a_failed_validator_keeps_its_error_as_the_source() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("the CI server is unreachable")]
+        struct Unreachable;
+
+        let model = ScriptedModel::new().then_message(vec![Part::tool_request(
+            "submit_result",
+            None,
+            json!({}),
+        )]);
+        let executor = Executor::new(Agent::new(model), Accepting)
+            .unwrap()
+            .validator(validator_fn(|_: &Value, _: &str| {
+                Err::<Vec<Finding>, BoxError>(Box::new(Unreachable))
+            }));
+        let error =
+            futures::executor::block_on(executor.run(vec![Message::user("go")])).unwrap_err();
+        let RunErrorKind::ResultValidation(cause) = &error.kind else {
+            panic!("expected a failed validation, got {error:?}");
+        };
+        assert!(cause.downcast_ref::<Unreachable>().is_some(), "{cause:?}");
+        let source = error.source().and_then(|c| c.source());
+        assert!(
+            source.is_some_and(|e| e.downcast_ref::<Unreachable>().is_some()),
+            "RunError → Cause → the validator's error"
+        );
     }
 }

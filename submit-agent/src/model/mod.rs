@@ -29,6 +29,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 
+use crate::cause::Cause;
 use crate::message::Message;
 use crate::tool::ToolDefinition;
 
@@ -186,9 +187,6 @@ impl ModelResponse {
     }
 }
 
-/// The typed cause a [`ModelError`] keeps, shared so the error stays cheap to clone.
-type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
-
 /// A model call that failed: a message and, when the model had one, its typed cause.
 ///
 /// Two errors are equal when their messages are; the cause is reached through
@@ -205,19 +203,13 @@ type SharedError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 /// assert_eq!(typed.to_string(), "connection reset");
 /// assert!(typed.downcast_ref::<std::io::Error>().is_some());
 /// ```
-#[derive(Clone)]
-pub struct ModelError {
-    message: String,
-    source: Option<SharedError>,
-}
+#[derive(Clone, PartialEq, Eq)]
+pub struct ModelError(Cause);
 
 impl ModelError {
     /// An error with this message and no cause.
     pub fn new(message: impl Into<String>) -> Self {
-        ModelError {
-            message: message.into(),
-            source: None,
-        }
+        ModelError(Cause::new(message))
     }
 
     /// An error keeping `error` as its cause; the message is the cause's.
@@ -225,54 +217,40 @@ impl ModelError {
     where
         E: std::error::Error + Send + Sync + 'static,
     {
-        ModelError {
-            message: error.to_string(),
-            source: Some(Arc::new(error)),
-        }
+        ModelError(Cause::from_source(error))
     }
 
     /// The message.
     pub fn message(&self) -> &str {
-        &self.message
+        self.0.message()
     }
 
     /// The cause as a `T`, when it is one.
     pub fn downcast_ref<T: std::error::Error + 'static>(&self) -> Option<&T> {
-        self.source.as_deref().and_then(|e| e.downcast_ref::<T>())
+        self.0.downcast_ref()
     }
 }
 
 impl std::fmt::Display for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+        std::fmt::Display::fmt(&self.0, f)
     }
 }
 
 impl std::fmt::Debug for ModelError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelError")
-            .field("message", &self.message)
-            .field("source", &self.source)
+            .field("message", &self.0.message())
+            .field("source", &std::error::Error::source(&self.0))
             .finish()
     }
 }
 
 impl std::error::Error for ModelError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.source {
-            Some(e) => Some(e.as_ref()),
-            None => None,
-        }
+        std::error::Error::source(&self.0)
     }
 }
-
-impl PartialEq for ModelError {
-    fn eq(&self, other: &Self) -> bool {
-        self.message == other.message
-    }
-}
-
-impl Eq for ModelError {}
 
 impl From<String> for ModelError {
     fn from(message: String) -> Self {

@@ -57,7 +57,7 @@ pub(crate) enum GateStep {
     /// Committed; the run ends.
     Commit { output: Value },
     /// A validator failed; the run aborts.
-    Abort(String),
+    Abort(crate::run::Cause),
 }
 
 /// How one call ended.

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::run::Response;
+use crate::model::StreamError;
+use crate::run::{Cause, Response};
 
 /// Why a run stopped without a result.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -19,13 +20,15 @@ pub enum RunErrorKind {
         "exceeded maximum tool call iterations ({0}): raise max_turns or steer the model to finish"
     )]
     MaxTurnsExceeded(usize),
-    /// A tool call failed with an error not meant for the model.
-    #[error("tool {name:?} failed: {message}")]
+    /// A tool call failed with an error not meant for the model; the [`Cause`] keeps the
+    /// tool's own error.
+    #[error("tool {name:?} failed: {error}")]
     ToolFailed {
         /// The tool's name.
         name: String,
-        /// The error.
-        message: String,
+        /// The error, with the tool's typed error as its source when it had one.
+        #[source]
+        error: Cause,
     },
     /// The resume directives do not fit the conversation; nothing ran.
     #[error("invalid resume: {0}")]
@@ -35,10 +38,10 @@ pub enum RunErrorKind {
     InterruptedOnResume,
     /// The streaming callback failed where its failure cannot be ignored.
     #[error("streaming callback failed: {0}")]
-    Stream(String),
-    /// A result validator returned an error.
+    Stream(#[source] StreamError),
+    /// A result validator returned an error; the [`Cause`] keeps it.
     #[error("result validation: {0}")]
-    ResultValidation(String),
+    ResultValidation(#[source] Cause),
     /// The model answered too many turns in a row without calling a tool.
     #[error(
         "the model answered {turns} turns in a row without calling a tool: it never called {tool}"
@@ -49,6 +52,13 @@ pub enum RunErrorKind {
         /// The terminal tool's name.
         tool: String,
     },
+    /// The executor's run ended without an error and without a committed result (a turn
+    /// hook ended it before the terminal tool committed): no model call failed.
+    #[error("the run ended without a committed result: the terminal tool {tool} never accepted a call; check the turn hooks that end the run")]
+    NotCommitted {
+        /// The terminal tool's name.
+        tool: String,
+    },
 }
 
 /// A run that stopped without a result: what went wrong and, where the run got that far, the
@@ -56,7 +66,9 @@ pub enum RunErrorKind {
 ///
 /// Its [`source`](std::error::Error::source) is the kind's cause: for a failed model call the
 /// [`ModelError`](crate::model::ModelError), whose own source is the model's typed error (a
-/// transport's `TransportError`).
+/// transport's `TransportError`, whose source is the network's error); for a failed tool or
+/// result validator the [`Cause`] holding its error; for a refused chunk the sink's
+/// [`StreamError`].
 #[derive(Debug)]
 pub struct RunError {
     /// What went wrong.

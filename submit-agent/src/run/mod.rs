@@ -1,7 +1,8 @@
 //! The loop: an [`Agent`] (a model, tools, hooks and limits) runs a conversation until the
 //! model stops calling tools, a call interrupts, or an error stops it; a [`Response`] is what
-//! it returns, a [`RunError`] what stops it, and a [`Resume`] answers the interrupts of a
-//! stored conversation.
+//! it returns, a [`RunError`] what stops it (with the error under it: a [`Cause`] for a failed
+//! tool or result validator), and a [`Resume`] answers the interrupts of a stored
+//! conversation.
 //!
 //! ```
 //! use submit_agent::prelude::*;
@@ -27,6 +28,7 @@ mod soft_errors;
 mod turn;
 mod wrapper;
 
+pub use crate::cause::Cause;
 pub use agent::{Agent, DEFAULT_MAX_TURNS};
 pub(crate) use call::{GateStep, GateTurn, TerminalGate};
 pub use error::{RunError, RunErrorKind};

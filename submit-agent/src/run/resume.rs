@@ -232,7 +232,7 @@ impl Run<'_> {
             stream.begin_resume();
         }
         let exec = &self.exec;
-        let results: HashMap<usize, CallResult> =
+        let mut results: HashMap<usize, CallResult> =
             join_all(plan.into_iter().map(|(i, step)| async move {
                 let result = match step {
                     Step::Replay(p) | Step::Respond(p) => Some(CallResult::Done(p)),
@@ -248,12 +248,11 @@ impl Run<'_> {
 
         let history_len = self.messages.len().saturating_sub(1);
         let mut revised = last.clone();
-        let failed = last
-            .content
-            .iter()
-            .enumerate()
-            .find_map(|(i, p)| match results.get(&i) {
-                Some(CallResult::Failed(e)) => Some((p, e)),
+        // The first call that failed, its error taken out of the results.
+        let failed = (0..last.content.len())
+            .find(|i| matches!(results.get(i), Some(CallResult::Failed(_))))
+            .and_then(|i| match (last.content.get(i), results.remove(&i)) {
+                (Some(p), Some(CallResult::Failed(e))) => Some((p, e)),
                 _ => None,
             });
         let reinterrupted = results
@@ -285,7 +284,9 @@ impl Run<'_> {
                     .unwrap_or_default();
                 let kind = RunErrorKind::ToolFailed {
                     name,
-                    message: format!("failed to resolve resumed tool request: {e}"),
+                    error: e
+                        .context("failed to resolve resumed tool request")
+                        .into_cause(),
                 };
                 let note = kind.to_string();
                 let partial = self.response(Some(revised), FinishReason::Failed, Some(&note));

@@ -272,7 +272,7 @@ impl<'a> Run<'a> {
         stream.send(chunk).map_err(|e| {
             // The round already happened; the history keeps it.
             let partial = self.response(None, FinishReason::Failed, Some(&e.0));
-            RunError::with_partial(RunErrorKind::Stream(e.0), partial)
+            RunError::with_partial(RunErrorKind::Stream(e), partial)
         })
     }
 
@@ -303,11 +303,14 @@ impl<'a> Run<'a> {
         let mut results: HashMap<usize, CallResult> = results.into_iter().collect();
         for entry in entries {
             if let Err((name, e)) = entry {
-                return Err(self.tool_failed(name, &e));
+                return Err(self.tool_failed(name, e));
             }
         }
-        for (i, r) in &requests {
-            if let Some(CallResult::Failed(e)) = results.get(i) {
+        let failed = requests
+            .iter()
+            .find(|(i, _)| matches!(results.get(i), Some(CallResult::Failed(_))));
+        if let Some((i, r)) = failed {
+            if let Some(CallResult::Failed(e)) = results.remove(i) {
                 return Err(self.tool_failed(r.name.clone(), e));
             }
         }
@@ -357,11 +360,11 @@ impl<'a> Run<'a> {
         })
     }
 
-    fn tool_failed(&self, name: String, e: &crate::tool::ToolError) -> RunError {
+    fn tool_failed(&self, name: String, e: crate::tool::ToolError) -> RunError {
         self.fail(
             RunErrorKind::ToolFailed {
                 name,
-                message: e.to_string(),
+                error: e.into_cause(),
             },
             FinishReason::Failed,
         )

@@ -110,7 +110,7 @@ impl Wrapper {
         gate: &dyn TerminalGate,
         forced_by_budget: bool,
         mut committed: bool,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, crate::run::Cause> {
         let Ok(entries) = &self.entries else {
             return Ok(committed);
         };

@@ -147,6 +147,23 @@ impl ToolError {
         self.from_tool = true;
         self
     }
+
+    /// This error as the cause of a failed run: its text, and the error it was made from
+    /// (`fail` or `?`), through any wrapping.
+    pub(crate) fn into_cause(self) -> crate::run::Cause {
+        let message = self.to_string();
+        crate::run::Cause::with_boxed(message, self.into_source())
+    }
+
+    /// The error this one was made from, taken out.
+    fn into_source(self) -> Option<BoxError> {
+        match *self.repr {
+            Repr::Fail { source, .. } => source,
+            Repr::Other(e) => Some(e),
+            Repr::Wrapped { inner, .. } => inner.into_source(),
+            Repr::Interrupt(_) | Repr::Message(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for ToolError {

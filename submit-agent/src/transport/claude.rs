@@ -2,26 +2,25 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
-    append_text, count, input_object, media_url, meta, mime, output_text, system_text, with_meta,
+    input_object, media_url, meta, mime, output_text, system_text, tagged, untouched, with_meta,
+    Tagged,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
-use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice};
 
-const PROVIDER: &str = "claude";
+const PROVIDER: Provider = Provider::Claude;
 /// Part metadata namespace holding thinking signatures and redacted thinking.
 const NS: &str = "claude";
-/// The member of an assembled `tool_use` block holding its streamed `input_json_delta` text
-/// (the assembler's own, never in an answer; a control character keeps it apart).
-const STREAMED_INPUT: &str = "\u{1}partial_json";
 
 /// The Anthropic Messages API (`POST /v1/messages`) as a [`Model`](crate::model::Model).
 ///
@@ -52,10 +51,6 @@ pub struct MessagesApi {
 }
 
 impl Transport<MessagesApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
     /// The API version header sent.
     pub const API_VERSION: &'static str = "2023-06-01";
 
@@ -87,21 +82,16 @@ impl Transport<MessagesApi> {
     pub fn forbids_forced_tool_choice(&self) -> bool {
         self.api.thinking_budget.is_some()
     }
+}
 
-    /// The JSON body sent for `request`.
-    pub fn request_body(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Value, TransportError> {
-        self.api.body(request, stream)
-    }
+impl Api for MessagesApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
+    const BASE_URL: &'static str = "https://api.anthropic.com";
 }
 
 impl Adapter for MessagesApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = Claude::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = Claude::DEFAULT_BASE_URL;
+    type Answer = Answer;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, _stream: bool) -> String {
@@ -170,13 +160,8 @@ impl Adapter for MessagesApi {
         Ok(Value::Object(body))
     }
 
-    fn error(body: &Value) -> Option<TransportError> {
-        (body.get("type").and_then(Value::as_str) == Some("error"))
-            .then(|| remote_error(PROVIDER, body))
-    }
-
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(body)
+    fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+        parse_response(answer)
     }
 }
 
@@ -308,78 +293,263 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
         .collect())
 }
 
+/// A Messages API answer: a message, or an error (`"type": "error"`).
+#[derive(Debug, Default, Deserialize)]
+pub struct Answer {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    content: Option<Vec<Block>>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Usage,
+}
+
+/// Token counts; `null` counts are none.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// These counts, each replaced by `later`'s where it has one.
+    fn update(&mut self, later: Usage) {
+        let counts = [
+            (&mut self.input_tokens, later.input_tokens),
+            (&mut self.output_tokens, later.output_tokens),
+            (
+                &mut self.cache_read_input_tokens,
+                later.cache_read_input_tokens,
+            ),
+            (
+                &mut self.cache_creation_input_tokens,
+                later.cache_creation_input_tokens,
+            ),
+        ];
+        for (count, later) in counts {
+            if later.is_some() {
+                *count = later;
+            }
+        }
+    }
+}
+
+/// A content block of an answer (a `content_block_start` event's too).
+#[derive(Debug)]
+pub enum Block {
+    Text(Text),
+    Thinking(Thinking),
+    RedactedThinking(RedactedThinking),
+    ToolUse(ToolUse),
+    /// A block of another type, whole: it passes through as a custom part.
+    Other(Value),
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Text {
+    #[serde(default)]
+    text: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Thinking {
+    #[serde(default)]
+    thinking: String,
+    #[serde(default)]
+    signature: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RedactedThinking {
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ToolUse {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    /// The arguments object of a whole answer.
+    #[serde(default)]
+    input: Option<Value>,
+    /// The arguments of a streamed call, as the text the model sent (`input_json_delta`).
+    #[serde(skip)]
+    text: Option<String>,
+}
+
+impl Tagged for Block {
+    fn variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<Self, D::Error> {
+        Ok(match tag {
+            "text" => Block::Text(Text::deserialize(rest)?),
+            "thinking" => Block::Thinking(Thinking::deserialize(rest)?),
+            "redacted_thinking" => Block::RedactedThinking(RedactedThinking::deserialize(rest)?),
+            "tool_use" => Block::ToolUse(ToolUse::deserialize(rest)?),
+            _ => Block::Other(untouched(tag, rest)?),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        tagged(deserializer)
+    }
+}
+
+/// One event of a streamed answer.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    MessageStart {
+        message: StartedMessage,
+    },
+    ContentBlockStart {
+        index: u64,
+        content_block: Block,
+    },
+    ContentBlockDelta {
+        index: u64,
+        #[serde(default)]
+        delta: Delta,
+    },
+    ContentBlockStop {
+        index: u64,
+    },
+    MessageDelta {
+        #[serde(default)]
+        delta: MessageDelta,
+        #[serde(default)]
+        usage: Option<Usage>,
+    },
+    MessageStop,
+    Error {
+        #[serde(default)]
+        error: Value,
+    },
+    /// `ping`, and event types added later: nothing to assemble.
+    #[serde(other)]
+    Other,
+}
+
+/// The message a stream starts with: its blocks follow as events.
+#[derive(Debug, Deserialize)]
+pub struct StartedMessage {
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Usage,
+}
+
+/// What a `message_delta` event changes.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageDelta {
+    #[serde(default)]
+    stop_reason: Option<String>,
+}
+
+/// A piece of a content block.
+#[derive(Debug, Default, Deserialize)]
+#[serde(tag = "type")]
+pub enum Delta {
+    #[serde(rename = "text_delta")]
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    #[serde(rename = "thinking_delta")]
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+    },
+    #[serde(rename = "signature_delta")]
+    Signature {
+        #[serde(default)]
+        signature: String,
+    },
+    #[serde(rename = "input_json_delta")]
+    InputJson {
+        #[serde(default)]
+        partial_json: String,
+    },
+    /// Delta types added later.
+    #[default]
+    #[serde(other)]
+    Other,
+}
+
 /// Reads a Messages API answer into a response.
-fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
-    // The blocks are taken out of the body, so a call's arguments move, never copied.
-    let Some(Value::Array(content)) = body.get_mut("content").map(Value::take) else {
+fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+    if answer.kind.as_deref() == Some("error") {
+        return Err(remote_error(PROVIDER, &answer.error.unwrap_or(Value::Null)));
+    }
+    let Some(content) = answer.content else {
         return Err(TransportError::shape(
             PROVIDER,
             "the answer has no content array",
         ));
     };
-    let mut parts = Vec::new();
-    for mut block in content {
-        let input = block.get_mut("input").map(Value::take);
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
-        let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("");
-        match kind {
-            "text" => parts.push(Part::text(text("text"))),
-            "thinking" => {
+    let mut parts = Vec::with_capacity(content.len());
+    for block in content {
+        parts.push(match block {
+            Block::Text(b) => Part::text(b.text),
+            Block::Thinking(b) => {
                 let mut m = Map::new();
-                if let Some(s) = block.get("signature") {
-                    m.insert("signature".into(), s.clone());
+                if let Some(s) = b.signature {
+                    m.insert("signature".into(), Value::String(s));
                 }
-                parts.push(with_meta(Part::reasoning(text("thinking")), NS, m));
+                with_meta(Part::reasoning(b.thinking), NS, m)
             }
-            "redacted_thinking" => {
+            Block::RedactedThinking(b) => {
                 let mut m = Map::new();
-                m.insert(
-                    "redactedThinking".into(),
-                    block.get("data").cloned().unwrap_or(Value::Null),
-                );
-                parts.push(with_meta(Part::reasoning(""), NS, m));
+                m.insert("redactedThinking".into(), b.data.unwrap_or(Value::Null));
+                with_meta(Part::reasoning(""), NS, m)
             }
-            "tool_use" => {
-                let id = block
-                    .get("id")
-                    .and_then(Value::as_str)
+            Block::ToolUse(b) => {
+                let id = b
+                    .id
                     .ok_or_else(|| TransportError::shape(PROVIDER, "a tool_use block has no id"))?;
-                let name = block.get("name").and_then(Value::as_str).ok_or_else(|| {
+                let name = b.name.ok_or_else(|| {
                     TransportError::shape(PROVIDER, "a tool_use block has no name")
                 })?;
-                let id = Some(id.to_owned());
-                parts.push(match block.get(STREAMED_INPUT).and_then(Value::as_str) {
-                    Some(text) => Part::tool_request_text(name, id, text),
+                match b.text {
+                    Some(text) => Part::tool_request_text(name, Some(id), text),
                     // Absent `input` stays absent (`null`), as the call arrived.
-                    None => Part::tool_request(name, id, input.unwrap_or(Value::Null)),
-                });
-            }
-            _ => {
-                if let (Some(input), Some(b)) = (input, block.as_object_mut()) {
-                    b.insert("input".into(), input);
+                    None => Part::tool_request(name, Some(id), b.input.unwrap_or(Value::Null)),
                 }
-                parts.push(Part::custom(block));
             }
-        }
+            Block::Other(block) => Part::custom(block),
+        });
     }
-    let finish_reason = match body.get("stop_reason").and_then(Value::as_str) {
+    let finish_reason = match answer.stop_reason.as_deref() {
         Some("end_turn" | "tool_use" | "stop_sequence" | "pause_turn") | None => FinishReason::Stop,
         Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
         Some("refusal") => FinishReason::Blocked,
         Some(_) => FinishReason::Other,
     };
-    let usage = body.get("usage").unwrap_or(&Value::Null);
+    let usage = answer.usage;
+    let count = |n: Option<u64>| n.unwrap_or(0);
     Ok(ModelResponse {
         message: Message::model(parts),
         finish_reason,
         // `input_tokens` counts only what follows the last cache breakpoint.
-        usage: Usage {
-            input_tokens: count(usage, "input_tokens")
-                + count(usage, "cache_read_input_tokens")
-                + count(usage, "cache_creation_input_tokens"),
-            output_tokens: count(usage, "output_tokens"),
-            cache_read_tokens: count(usage, "cache_read_input_tokens"),
-            cache_write_tokens: count(usage, "cache_creation_input_tokens"),
+        usage: crate::model::Usage {
+            input_tokens: count(usage.input_tokens)
+                + count(usage.cache_read_input_tokens)
+                + count(usage.cache_creation_input_tokens),
+            output_tokens: count(usage.output_tokens),
+            cache_read_tokens: count(usage.cache_read_input_tokens),
+            cache_write_tokens: count(usage.cache_creation_input_tokens),
             reasoning_tokens: 0,
         },
     })
@@ -388,185 +558,177 @@ fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
 /// Assembles `message_start` … `message_stop` into a Messages API answer.
 #[derive(Default)]
 pub struct Assembler {
-    message: Option<Value>,
-    blocks: BTreeMap<u64, Value>,
+    message: Option<StartedMessage>,
+    blocks: BTreeMap<u64, Block>,
+    /// The argument text of each call not yet stopped.
     json: BTreeMap<u64, String>,
 }
 
 impl Assemble for Assembler {
+    type Event = Event;
+    type Answer = Answer;
+
     fn event(
         &mut self,
-        event: &SseEvent,
-        data: Value,
+        event: Event,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
-        let kind = data
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
-        let index = data.get("index").and_then(Value::as_u64);
-        let need_index = || {
-            index.ok_or_else(|| {
-                TransportError::malformed(
-                    PROVIDER,
-                    format!("event {} ({kind}) has no index", event.number),
-                )
-            })
-        };
-        match kind.as_str() {
-            "message_start" => {
-                let message = data
-                    .get("message")
-                    .filter(|m| m.is_object())
-                    .cloned()
-                    .ok_or_else(|| {
-                        TransportError::malformed(
-                            PROVIDER,
-                            format!(
-                                "event {} (message_start) has no message object",
-                                event.number
-                            ),
-                        )
-                    })?;
-                self.message = Some(message);
-            }
-            "content_block_start" => {
-                let i = need_index()?;
-                let mut block = data
-                    .get("content_block")
-                    .filter(|b| b.is_object())
-                    .cloned()
-                    .ok_or_else(|| {
-                        TransportError::malformed(
-                            PROVIDER,
-                            format!(
-                                "event {} (content_block_start) has no content_block object",
-                                event.number
-                            ),
-                        )
-                    })?;
-                if block["type"] == "tool_use" {
-                    block["input"] = json!({});
-                    self.json.insert(i, String::new());
+        match event {
+            Event::MessageStart { message } => self.message = Some(message),
+            Event::ContentBlockStart {
+                index,
+                mut content_block,
+            } => {
+                if let Block::ToolUse(call) = &mut content_block {
+                    call.input = None;
+                    self.json.insert(index, String::new());
                     // The call is announced before its arguments arrive.
-                    emit_delta(sink, i, block["id"].as_str(), block["name"].as_str(), "")?;
+                    emit_delta(
+                        PROVIDER,
+                        sink,
+                        index,
+                        call.id.as_deref(),
+                        call.name.as_deref(),
+                        "",
+                    )?;
                 }
-                self.blocks.insert(i, block);
+                self.blocks.insert(index, content_block);
             }
-            "content_block_delta" => {
-                let i = need_index()?;
-                let delta = data.get("delta").unwrap_or(&Value::Null);
-                let block = self.blocks.get_mut(&i).ok_or_else(|| {
+            Event::ContentBlockDelta { index, delta } => {
+                let block = self.blocks.get_mut(&index).ok_or_else(|| {
                     TransportError::malformed(
                         PROVIDER,
                         format!(
-                        "event {} (content_block_delta) names block {i}, which was never started",
-                        event.number
-                    ),
-                    )
-                })?;
-                let piece = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or("");
-                match delta.get("type").and_then(Value::as_str).unwrap_or("") {
-                    "text_delta" => {
-                        let text = piece("text");
-                        append_text(block, "text", text);
-                        emit(sink, Part::text(text))?;
-                    }
-                    "thinking_delta" => {
-                        let text = piece("thinking");
-                        append_text(block, "thinking", text);
-                        emit(sink, Part::reasoning(text))?;
-                    }
-                    "signature_delta" => append_text(block, "signature", piece("signature")),
-                    "input_json_delta" => {
-                        if let Some(buffer) = self.json.get_mut(&i) {
-                            let text = piece("partial_json");
-                            buffer.push_str(text);
-                            emit_delta(
-                                sink,
-                                i,
-                                block["id"].as_str(),
-                                block["name"].as_str(),
-                                text,
-                            )?;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            "content_block_stop" => {
-                let i = need_index()?;
-                if let (Some(block), Some(text)) = (self.blocks.get_mut(&i), self.json.remove(&i)) {
-                    keep_text(block, &text);
-                    let name = block["name"].as_str().unwrap_or("").to_owned();
-                    let id = block["id"].as_str().map(str::to_owned);
-                    emit(sink, Part::tool_request_text(name, id, text))?;
-                }
-            }
-            "message_delta" => {
-                let message = self.message.as_mut().ok_or_else(|| {
-                    TransportError::malformed(
-                        PROVIDER,
-                        format!(
-                            "event {} (message_delta) came before message_start",
-                            event.number
+                            "event {number} (content_block_delta) names block {index}, which was never started"
                         ),
                     )
                 })?;
-                if let Some(delta) = data.get("delta").and_then(Value::as_object) {
-                    for (k, v) in delta {
-                        message[k] = v.clone();
-                    }
-                }
-                if let Some(usage) = data.get("usage").and_then(Value::as_object) {
-                    if !message["usage"].is_object() {
-                        message["usage"] = json!({});
-                    }
-                    for (k, v) in usage {
-                        if !v.is_null() {
-                            message["usage"][k] = v.clone();
-                        }
-                    }
+                extend(&mut self.json, index, block_kind_mut(block), delta, sink)?;
+            }
+            Event::ContentBlockStop { index } => {
+                if let (Some(Block::ToolUse(call)), Some(text)) =
+                    (self.blocks.get_mut(&index), self.json.remove(&index))
+                {
+                    call.text = Some(text.clone());
+                    let name = call.name.clone().unwrap_or_default();
+                    emit(
+                        PROVIDER,
+                        sink,
+                        Part::tool_request_text(name, call.id.clone(), text),
+                    )?;
                 }
             }
-            "message_stop" => return Ok(true),
-            "error" => return Err(remote_error(PROVIDER, &data)),
-            // `ping` and event types added later carry nothing to assemble.
-            _ => {}
+            Event::MessageDelta { delta, usage } => {
+                let message = self.message.as_mut().ok_or_else(|| {
+                    TransportError::malformed(
+                        PROVIDER,
+                        format!("event {number} (message_delta) came before message_start"),
+                    )
+                })?;
+                if delta.stop_reason.is_some() {
+                    message.stop_reason = delta.stop_reason;
+                }
+                if let Some(usage) = usage {
+                    message.usage.update(usage);
+                }
+            }
+            Event::MessageStop => return Ok(true),
+            Event::Error { error } => return Err(remote_error(PROVIDER, &error)),
+            Event::Other => {}
         }
         Ok(false)
     }
 
-    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+    fn finish(self, complete: bool) -> Result<Answer, TransportError> {
         if !complete {
             return Err(TransportError::malformed(
                 PROVIDER,
                 "the stream ended before message_stop: the answer is incomplete, retry the call",
             ));
         }
-        let mut message = self.message.ok_or_else(|| {
+        let message = self.message.ok_or_else(|| {
             TransportError::malformed(PROVIDER, "the stream has no message_start")
         })?;
         let mut blocks = self.blocks;
         // A call whose block was never stopped keeps the text that arrived.
         for (i, text) in self.json {
-            if let Some(block) = blocks.get_mut(&i) {
-                keep_text(block, &text);
+            if let Some(Block::ToolUse(call)) = blocks.get_mut(&i) {
+                call.text = Some(text);
             }
         }
-        message["content"] = Value::Array(blocks.into_values().collect());
-        Ok(message)
+        Ok(Answer {
+            kind: None,
+            error: None,
+            content: Some(blocks.into_values().collect()),
+            stop_reason: message.stop_reason,
+            usage: message.usage,
+        })
     }
 }
 
-/// Keeps a streamed call's arguments as the text the model sent, in place of `input`: the
-/// parser (or, for an ordinary tool, the loop) reads it.
-fn keep_text(block: &mut Value, text: &str) {
-    if let Some(b) = block.as_object_mut() {
-        b.remove("input");
-        b.insert(STREAMED_INPUT.to_owned(), Value::String(text.to_owned()));
+/// A started block, as a delta extends it.
+enum BlockMut<'b> {
+    Text(&'b mut String),
+    Thinking(&'b mut Thinking),
+    ToolUse(&'b ToolUse),
+    Other,
+}
+
+fn block_kind_mut(block: &mut Block) -> BlockMut<'_> {
+    match block {
+        Block::Text(b) => BlockMut::Text(&mut b.text),
+        Block::Thinking(b) => BlockMut::Thinking(b),
+        Block::ToolUse(b) => BlockMut::ToolUse(b),
+        Block::RedactedThinking(_) | Block::Other(_) => BlockMut::Other,
+    }
+}
+
+/// Extends the started block `index` with a delta, passing its text to the sink; a call's
+/// argument text goes to its buffer in `json`.
+fn extend(
+    json: &mut BTreeMap<u64, String>,
+    index: u64,
+    block: BlockMut<'_>,
+    delta: Delta,
+    sink: &ModelStream,
+) -> Result<(), TransportError> {
+    match (delta, block) {
+        (Delta::Text { text }, block) => {
+            if let BlockMut::Text(kept) = block {
+                kept.push_str(&text);
+            }
+            emit(PROVIDER, sink, Part::text(text))
+        }
+        (Delta::Thinking { thinking }, block) => {
+            if let BlockMut::Thinking(kept) = block {
+                kept.thinking.push_str(&thinking);
+            }
+            emit(PROVIDER, sink, Part::reasoning(thinking))
+        }
+        (Delta::Signature { signature }, BlockMut::Thinking(kept)) => {
+            kept.signature
+                .get_or_insert_with(String::new)
+                .push_str(&signature);
+            Ok(())
+        }
+        (Delta::InputJson { partial_json }, BlockMut::ToolUse(call)) => {
+            match json.get_mut(&index) {
+                Some(buffer) => {
+                    buffer.push_str(&partial_json);
+                    emit_delta(
+                        PROVIDER,
+                        sink,
+                        index,
+                        call.id.as_deref(),
+                        call.name.as_deref(),
+                        &partial_json,
+                    )
+                }
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
     }
 }
 
@@ -601,7 +763,9 @@ mod tests {
             .decode_stream([stream.as_bytes()])
             .unwrap_err();
         assert!(
-            error.to_string().contains("has no message object"),
+            error
+                .to_string()
+                .contains("event 1 (message_start) is not in the documented shape"),
             "{error}"
         );
     }
@@ -642,7 +806,7 @@ mod tests {
             "stop_reason": "tool_use",
             "usage": {"input_tokens": 3, "output_tokens": 4}
         });
-        let response = parse_response(answer).unwrap();
+        let response = parse_response(serde_json::from_value(answer).unwrap()).unwrap();
         let messages = convert_messages(&[Message::user("q"), response.message]).unwrap();
         assert_eq!(
             messages[1]["content"][0],

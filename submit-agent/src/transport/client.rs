@@ -5,6 +5,7 @@
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value;
+use submit_core::Provider;
 
 use super::http::{self, Http, Prepared};
 use super::sse;
@@ -25,34 +26,44 @@ pub struct Transport<A> {
     pub(super) api: A,
 }
 
-/// What one provider's API does its own way: encoding a request, decoding an answer's body,
-/// assembling an event stream into that body, and finding the provider's error in an answer.
-/// Implemented by [`MessagesApi`](super::MessagesApi),
+/// One provider's API: the facts every transport reads of it, stated once (the provider, the
+/// environment variable its key is read from, its base URL), and, sealed inside, what it does
+/// its own way (encoding a request, reading its typed answer, assembling its typed stream
+/// events into that answer). Implemented by [`MessagesApi`](super::MessagesApi),
 /// [`GenerateContentApi`](super::GenerateContentApi),
-/// [`ChatCompletionsApi`](super::ChatCompletionsApi) and [`ResponsesApi`](super::ResponsesApi);
-/// sealed.
-pub trait Api: api::Adapter {}
-
-impl<A: api::Adapter> Api for A {}
+/// [`ChatCompletionsApi`](super::ChatCompletionsApi) and [`ResponsesApi`](super::ResponsesApi).
+///
+/// ```
+/// # #[cfg(feature = "claude")] {
+/// use submit_agent::transport::{Api, MessagesApi};
+///
+/// assert_eq!(MessagesApi::KEY_VARIABLE, "ANTHROPIC_API_KEY");
+/// assert_eq!(MessagesApi::BASE_URL, "https://api.anthropic.com");
+/// # }
+/// ```
+pub trait Api: api::Adapter {
+    /// The provider, as errors and logs name it.
+    const PROVIDER: Provider;
+    /// The environment variable the key is read from.
+    const KEY_VARIABLE: &'static str;
+    /// The base URL used unless one is set.
+    const BASE_URL: &'static str;
+}
 
 pub(crate) mod api {
+    use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::super::http::remote_error;
     use super::super::sse::Assemble;
     use super::super::TransportError;
     use crate::model::{ModelRequest, ModelResponse};
 
     /// The per-provider half of a transport; see [`Api`](super::Api).
     pub trait Adapter: Clone + std::fmt::Debug + Send + Sync + 'static {
-        /// The provider's name in errors and logs.
-        const PROVIDER: &'static str;
-        /// The environment variable the key is read from.
-        const KEY_VARIABLE: &'static str;
-        /// The base URL used unless one is set.
-        const BASE_URL: &'static str;
-        /// Builds the answer's body from its stream events.
-        type Assembler: Assemble + Default;
+        /// The provider's whole answer, typed, as its body arrives.
+        type Answer: DeserializeOwned + Send + 'static;
+        /// Builds the answer from the stream's typed events.
+        type Assembler: Assemble<Answer = Self::Answer> + Default;
 
         /// The endpoint under `base_url`, streamed or not.
         fn url(&self, base_url: &str, stream: bool) -> String;
@@ -63,17 +74,10 @@ pub(crate) mod api {
         /// The JSON body sent for `request`.
         fn body(&self, request: &ModelRequest, stream: bool) -> Result<Value, TransportError>;
 
-        /// The provider's own error inside an answer that arrived with a success status: by
-        /// default its `error` member.
-        fn error(body: &Value) -> Option<TransportError> {
-            body.get("error")
-                .filter(|e| !e.is_null())
-                .map(|e| remote_error(Self::PROVIDER, e))
-        }
-
-        /// An answer's body (received whole or assembled from its stream) as a response; it
-        /// takes the body, so a call's arguments move into the response without a copy.
-        fn decode(body: Value) -> Result<ModelResponse, TransportError>;
+        /// An answer (received whole or assembled from its stream) as a response, or the
+        /// provider's error it holds; it takes the answer, so a call's arguments move into
+        /// the response without a copy.
+        fn parse_response(answer: Self::Answer) -> Result<ModelResponse, TransportError>;
     }
 }
 
@@ -105,7 +109,7 @@ impl<A: Api> Transport<A> {
 
     /// Sets how many bytes one event of a streamed answer, and the whole stream, may take
     /// (default [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) and [`MAX_STREAM_BYTES`](super::MAX_STREAM_BYTES)); past either, the call fails
-    /// with [`TransportError::Stream`].
+    /// with [`TransportErrorKind::Stream`](super::TransportErrorKind::Stream).
     pub fn stream_limits(mut self, event_bytes: usize, stream_bytes: usize) -> Self {
         self.http.set_stream_limits(event_bytes, stream_bytes);
         self
@@ -115,6 +119,26 @@ impl<A: Api> Transport<A> {
     pub fn retry(mut self, retry: Retry) -> Self {
         self.http.set_retry(retry);
         self
+    }
+
+    /// The JSON body sent for `request`, streamed or not.
+    ///
+    /// ```
+    /// # #[cfg(feature = "gemini")] {
+    /// use submit_agent::transport::Gemini;
+    /// use submit_agent::{message::Message, model::ModelRequest};
+    ///
+    /// let request = ModelRequest::new([Message::user("Hi")]);
+    /// let body = Gemini::new("gemini-2.5-flash").request_body(&request, false).unwrap();
+    /// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
+    /// # }
+    /// ```
+    pub fn request_body(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<Value, TransportError> {
+        self.api.body(request, stream)
     }
 
     /// Sends one request: the typed-error form of [`Model::generate`].
@@ -130,18 +154,14 @@ impl<A: Api> Transport<A> {
             body: self.api.body(&request, streaming)?,
         };
         let assembler = stream.map(|sink| (sink, A::Assembler::default()));
-        let body = http::execute(&self.http, prepared, assembler).await?;
-        decode::<A>(body)
+        let answer = http::execute(&self.http, prepared, assembler).await?;
+        A::parse_response(answer)
     }
 
     /// Reads an answer's JSON body already received (a recording, a log) into the response
     /// [`send`](Self::send) would return for it.
     pub fn decode_body(&self, body: &[u8]) -> Result<ModelResponse, TransportError> {
-        let body: Value = serde_json::from_slice(body).map_err(|e| TransportError::Response {
-            provider: A::PROVIDER,
-            message: format!("the body is not JSON: {e}"),
-        })?;
-        decode::<A>(body)
+        A::parse_response(http::decode_answer(A::PROVIDER, body)?)
     }
 
     /// Assembles an answer's event stream already received, in the pieces it came in, into
@@ -151,22 +171,14 @@ impl<A: Api> Transport<A> {
         &self,
         chunks: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<ModelResponse, TransportError> {
-        let body = sse::decode_stream(
+        let answer = sse::decode_stream(
             A::PROVIDER,
             self.http.limits,
             chunks,
             A::Assembler::default(),
         )?;
-        decode::<A>(body)
+        A::parse_response(answer)
     }
-}
-
-/// A body as a response: the provider's error when it holds one.
-fn decode<A: Api>(body: Value) -> Result<ModelResponse, TransportError> {
-    if let Some(error) = A::error(&body) {
-        return Err(error);
-    }
-    A::decode(body)
 }
 
 impl<A: Api> Model for Transport<A> {

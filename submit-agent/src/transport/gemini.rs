@@ -2,22 +2,21 @@
 
 use std::collections::HashSet;
 
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
-use super::wire::{
-    append_text, base64_decode, base64_encode, count, input_object, meta, mime, system_text,
-    with_meta,
-};
-use super::{Transport, TransportError};
+use super::sse::{emit, emit_delta, Assemble};
+use super::wire::{base64_decode, base64_encode, input_object, meta, mime, system_text, with_meta};
+use super::{Api, Transport, TransportError};
 use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 
-const PROVIDER: &str = "gemini";
+const PROVIDER: Provider = Provider::Gemini;
 /// Part metadata namespace holding thought signatures and provider call ids.
 const NS: &str = "gemini";
 
@@ -33,7 +32,7 @@ const NS: &str = "gemini";
 ///
 /// let model = Gemini::new("gemini-2.5-flash").api_key("test");
 /// let request = ModelRequest::new([Message::system("Be brief."), Message::user("Hi")]);
-/// let body = model.request_body(&request).unwrap();
+/// let body = model.request_body(&request, false).unwrap();
 /// assert_eq!(body["systemInstruction"]["parts"][0]["text"], "Be brief.");
 /// assert_eq!(body["contents"][0]["parts"][0]["text"], "Hi");
 /// ```
@@ -49,11 +48,6 @@ pub struct GenerateContentApi {
 }
 
 impl Transport<GenerateContentApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
-
     /// A transport for `model`, keyed from `GEMINI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(GenerateContentApi {
@@ -74,17 +68,16 @@ impl Transport<GenerateContentApi> {
         self.api.thinking_budget = Some(budget_tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request` (the same whether streamed or not).
-    pub fn request_body(&self, request: &ModelRequest) -> Result<Value, TransportError> {
-        self.api.body(request, false)
-    }
+impl Api for GenerateContentApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
+    const BASE_URL: &'static str = "https://generativelanguage.googleapis.com";
 }
 
 impl Adapter for GenerateContentApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = Gemini::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = Gemini::DEFAULT_BASE_URL;
+    type Answer = Answer;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, stream: bool) -> String {
@@ -162,8 +155,8 @@ impl Adapter for GenerateContentApi {
         Ok(Value::Object(body))
     }
 
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(body)
+    fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+        parse_response(answer)
     }
 }
 
@@ -288,34 +281,161 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
         .collect())
 }
 
+/// A `generateContent` answer, and each event of a streamed one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answer {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    candidates: Option<Vec<Candidate>>,
+    #[serde(default)]
+    prompt_feedback: Option<PromptFeedback>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+}
+
+/// A candidate answer; the first is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    finish_message: Option<String>,
+}
+
+/// A candidate's content.
+#[derive(Debug, Default, Deserialize)]
+pub struct Content {
+    #[serde(default)]
+    parts: Vec<WirePart>,
+}
+
+/// Why the prompt was blocked, when it was.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptFeedback {
+    #[serde(default)]
+    block_reason: Option<Value>,
+}
+
+/// Token counts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageMetadata {
+    #[serde(default)]
+    prompt_token_count: Option<u64>,
+    #[serde(default)]
+    candidates_token_count: Option<u64>,
+    #[serde(default)]
+    thoughts_token_count: Option<u64>,
+    #[serde(default)]
+    cached_content_token_count: Option<u64>,
+}
+
+/// A part of a candidate's content: text (a thought when `thought`), a function call, inline
+/// data, or a kind this crate does not read, which passes through whole. A thought signature
+/// may sit on any.
+#[derive(Clone, Debug, Default)]
+pub struct WirePart {
+    text: Option<String>,
+    thought: bool,
+    thought_signature: Option<Value>,
+    function_call: Option<FunctionCall>,
+    inline_data: Option<InlineData>,
+    /// The members of another kind of part, as they came.
+    rest: Map<String, Value>,
+}
+
+/// A function call; its `args` are the object the model sent.
+#[derive(Clone, Debug, Deserialize)]
+pub struct FunctionCall {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    args: Option<Value>,
+}
+
+/// Bytes, base64-encoded, with their MIME type.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineData {
+    #[serde(default)]
+    mime_type: Option<String>,
+    #[serde(default)]
+    data: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for WirePart {
+    /// One pass over the part's members: the known ones typed, the others kept (a part has no
+    /// tag to dispatch on, and serde's `flatten` would buffer a call's arguments).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = WirePart;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a content part object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WirePart, A::Error> {
+                let mut part = WirePart::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "text" => part.text = map.next_value()?,
+                        "thought" => part.thought = map.next_value::<Option<bool>>()? == Some(true),
+                        "thoughtSignature" => part.thought_signature = map.next_value()?,
+                        "functionCall" => part.function_call = map.next_value()?,
+                        "inlineData" => part.inline_data = map.next_value()?,
+                        _ => {
+                            part.rest.insert(key, map.next_value()?);
+                        }
+                    }
+                }
+                Ok(part)
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+impl WirePart {
+    /// A part of a kind this crate does not read, whole.
+    fn untouched(self) -> Value {
+        let mut whole = self.rest;
+        if self.thought {
+            whole.insert("thought".into(), Value::Bool(true));
+        }
+        if let Some(signature) = self.thought_signature {
+            whole.insert("thoughtSignature".into(), signature);
+        }
+        Value::Object(whole)
+    }
+}
+
 /// Reads a `generateContent` answer into a response.
-fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
-    let usage_meta = body.get("usageMetadata").unwrap_or(&Value::Null);
+fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = answer.error.filter(|e| !e.is_null()) {
+        return Err(remote_error(PROVIDER, &error));
+    }
+    let counts = answer.usage_metadata.unwrap_or_default();
+    let count = |n: Option<u64>| n.unwrap_or(0);
     // `promptTokenCount` includes the cached content; thoughts are output.
     let usage = Usage {
-        input_tokens: count(usage_meta, "promptTokenCount"),
-        output_tokens: count(usage_meta, "candidatesTokenCount")
-            + count(usage_meta, "thoughtsTokenCount"),
-        cache_read_tokens: count(usage_meta, "cachedContentTokenCount"),
+        input_tokens: count(counts.prompt_token_count),
+        output_tokens: count(counts.candidates_token_count) + count(counts.thoughts_token_count),
+        cache_read_tokens: count(counts.cached_content_token_count),
         cache_write_tokens: 0,
-        reasoning_tokens: count(usage_meta, "thoughtsTokenCount"),
+        reasoning_tokens: count(counts.thoughts_token_count),
     };
-    // Each call's `args` moves into its request, never copied.
-    let mut taken: Vec<Option<Value>> = body
-        .pointer_mut("/candidates/0/content/parts")
-        .and_then(Value::as_array_mut)
-        .map(|list| {
-            list.iter_mut()
-                .map(|p| p.pointer_mut("/functionCall/args").map(Value::take))
-                .collect()
-        })
-        .unwrap_or_default();
-    let Some(candidate) = body
-        .get("candidates")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-    else {
-        if body.pointer("/promptFeedback/blockReason").is_some() {
+    let Some(candidate) = answer.candidates.and_then(|c| c.into_iter().next()) else {
+        if answer
+            .prompt_feedback
+            .is_some_and(|f| f.block_reason.is_some())
+        {
             return Ok(ModelResponse {
                 message: Message::model(Vec::new()),
                 finish_reason: FinishReason::Blocked,
@@ -328,61 +448,48 @@ fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
         ));
     };
     let mut parts = Vec::new();
-    for (i, p) in candidate
-        .pointer("/content/parts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for p in candidate.content.into_iter().flat_map(|c| c.parts) {
         let mut m = Map::new();
-        if let Some(s) = p.get("thoughtSignature") {
+        if let Some(s) = &p.thought_signature {
             m.insert("thoughtSignature".into(), s.clone());
         }
-        let part = if let Some(call) = p.get("functionCall") {
-            let name = call.get("name").and_then(Value::as_str).ok_or_else(|| {
+        let part = if let Some(call) = p.function_call {
+            let name = call.name.ok_or_else(|| {
                 TransportError::shape(PROVIDER, "a functionCall part has no name")
             })?;
-            let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-            if id.is_some() {
+            if call.id.is_some() {
                 m.insert("id".into(), json!(true));
             }
-            // Absent `args` stay absent (`null`), as the call arrived.
-            let args = taken
-                .get_mut(i)
-                .and_then(Option::take)
-                .unwrap_or(Value::Null);
-            Part::tool_request(name, id, args)
-        } else if let Some(text) = p.get("text").and_then(Value::as_str) {
-            if p.get("thought") == Some(&Value::Bool(true)) {
+            // Absent `args` stay absent (`null`), as the call arrived; the object moves.
+            Part::tool_request(name, call.id, call.args.unwrap_or(Value::Null))
+        } else if let Some(text) = p.text {
+            if p.thought {
                 Part::reasoning(text)
             } else {
                 Part::text(text)
             }
-        } else if let Some(data) = p.get("inlineData") {
+        } else if let Some(data) = p.inline_data {
             let bytes = data
-                .get("data")
-                .and_then(Value::as_str)
+                .data
+                .as_deref()
                 .and_then(base64_decode)
                 .ok_or_else(|| {
                     TransportError::shape(PROVIDER, "an inlineData part is not base64")
                 })?;
-            let content_type = data.get("mimeType").and_then(Value::as_str).unwrap_or("");
-            Part::inline_media(content_type, bytes)
+            Part::inline_media(data.mime_type.unwrap_or_default(), bytes)
         } else {
-            Part::custom(p.clone())
+            Part::custom(p.untouched())
         };
         parts.push(with_meta(part, NS, m));
     }
     // A call Gemini could not parse arrives as no parts and a finish message quoting it: that
     // message is the turn's text, where the model's call still stands.
-    if let (Some("MALFORMED_FUNCTION_CALL"), Some(message)) = (
-        candidate.get("finishReason").and_then(Value::as_str),
-        candidate.get("finishMessage").and_then(Value::as_str),
-    ) {
+    if let (Some("MALFORMED_FUNCTION_CALL"), Some(message)) =
+        (candidate.finish_reason.as_deref(), candidate.finish_message)
+    {
         parts.push(Part::text(message));
     }
-    let finish_reason = match candidate.get("finishReason").and_then(Value::as_str) {
+    let finish_reason = match candidate.finish_reason.as_deref() {
         Some("STOP") | None => FinishReason::Stop,
         Some("MAX_TOKENS") => FinishReason::Length,
         Some(
@@ -401,117 +508,123 @@ fn parse_response(mut body: Value) -> Result<ModelResponse, TransportError> {
 #[derive(Default)]
 pub struct Assembler {
     calls: u64,
-    parts: Vec<Value>,
-    finish: Option<Value>,
-    finish_message: Option<Value>,
-    last: Option<Value>,
+    parts: Vec<WirePart>,
+    finish: Option<String>,
+    finish_message: Option<String>,
+    /// What the last event held beside its candidates.
+    last: Option<(Option<PromptFeedback>, Option<UsageMetadata>)>,
+}
+
+impl Assembler {
+    /// Takes one part of the stream's candidate, passing its text or call to the sink.
+    fn part(&mut self, p: WirePart, sink: &ModelStream) -> Result<(), TransportError> {
+        if let Some(call) = &p.function_call {
+            let name = call.name.clone().unwrap_or_default();
+            let args = call.args.clone().unwrap_or(Value::Null);
+            // Gemini sends each call whole: its arguments are one delta.
+            let text = if args.is_null() {
+                String::new()
+            } else {
+                args.to_string()
+            };
+            emit_delta(
+                PROVIDER,
+                sink,
+                self.calls,
+                call.id.as_deref(),
+                Some(&name),
+                &text,
+            )?;
+            self.calls += 1;
+            emit(
+                PROVIDER,
+                sink,
+                Part::tool_request(name, call.id.clone(), args),
+            )?;
+            self.parts.push(p);
+            return Ok(());
+        }
+        let Some(text) = &p.text else {
+            self.parts.push(p);
+            return Ok(());
+        };
+        if !text.is_empty() {
+            emit(
+                PROVIDER,
+                sink,
+                if p.thought {
+                    Part::reasoning(text.clone())
+                } else {
+                    Part::text(text.clone())
+                },
+            )?;
+        }
+        // Text of one kind continues the previous part until a signature closes it.
+        let merge = self.parts.last_mut().filter(|last| {
+            last.text.is_some() && last.thought == p.thought && last.thought_signature.is_none()
+        });
+        match merge {
+            Some(last) => {
+                if let Some(kept) = &mut last.text {
+                    kept.push_str(text);
+                }
+                if p.thought_signature.is_some() {
+                    last.thought_signature = p.thought_signature;
+                }
+            }
+            None => self.parts.push(p),
+        }
+        Ok(())
+    }
 }
 
 impl Assemble for Assembler {
+    type Event = Answer;
+    type Answer = Answer;
+
     fn event(
         &mut self,
-        event: &SseEvent,
-        data: Value,
+        data: Answer,
+        _number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
-        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(remote_error(PROVIDER, error));
+        if let Some(error) = data.error.filter(|e| !e.is_null()) {
+            return Err(remote_error(PROVIDER, &error));
         }
-        if !data.is_object() {
-            return Err(TransportError::malformed(
-                PROVIDER,
-                format!(
-                    "event {} is not a GenerateContentResponse object",
-                    event.number
-                ),
-            ));
-        }
-        let candidate = data.pointer("/candidates/0");
-        for p in candidate
-            .and_then(|c| c.pointer("/content/parts"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(call) = p.get("functionCall") {
-                let name = call.get("name").and_then(Value::as_str).unwrap_or("");
-                let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-                let args = call.get("args").cloned().unwrap_or(Value::Null);
-                // Gemini sends each call whole: its arguments are one delta.
-                emit_delta(
-                    sink,
-                    self.calls,
-                    id.as_deref(),
-                    Some(name),
-                    &if args.is_null() {
-                        String::new()
-                    } else {
-                        args.to_string()
-                    },
-                )?;
-                self.calls += 1;
-                emit(sink, Part::tool_request(name, id, args))?;
-                self.parts.push(p.clone());
-                continue;
+        if let Some(candidate) = data.candidates.and_then(|c| c.into_iter().next()) {
+            for p in candidate.content.into_iter().flat_map(|c| c.parts) {
+                self.part(p, sink)?;
             }
-            let Some(text) = p.get("text").and_then(Value::as_str) else {
-                self.parts.push(p.clone());
-                continue;
-            };
-            let thought = p.get("thought") == Some(&Value::Bool(true));
-            if !text.is_empty() {
-                emit(
-                    sink,
-                    if thought {
-                        Part::reasoning(text)
-                    } else {
-                        Part::text(text)
-                    },
-                )?;
+            if candidate.finish_reason.is_some() {
+                self.finish = candidate.finish_reason;
             }
-            // Text of one kind continues the previous part until a signature closes it.
-            let merge = self.parts.last_mut().filter(|last| {
-                last.get("text").is_some()
-                    && (last.get("thought") == Some(&Value::Bool(true))) == thought
-                    && last.get("thoughtSignature").is_none()
-            });
-            match merge {
-                Some(last) => {
-                    append_text(last, "text", text);
-                    if let Some(s) = p.get("thoughtSignature") {
-                        last["thoughtSignature"] = s.clone();
-                    }
-                }
-                None => self.parts.push(p.clone()),
+            if candidate.finish_message.is_some() {
+                self.finish_message = candidate.finish_message;
             }
         }
-        if let Some(reason) = candidate
-            .and_then(|c| c.get("finishReason"))
-            .filter(|r| !r.is_null())
-        {
-            self.finish = Some(reason.clone());
-        }
-        if let Some(message) = candidate
-            .and_then(|c| c.get("finishMessage"))
-            .filter(|m| !m.is_null())
-        {
-            self.finish_message = Some(message.clone());
-        }
-        self.last = Some(data);
+        self.last = Some((data.prompt_feedback, data.usage_metadata));
         // The stream has no end marker: it ends with the body, and `finish` checks a finish
         // reason (or a blocked prompt) arrived.
         Ok(false)
     }
 
-    fn finish(self, _complete: bool) -> Result<Value, TransportError> {
-        let Some(last) = self.last else {
+    fn finish(self, _complete: bool) -> Result<Answer, TransportError> {
+        let Some((prompt_feedback, usage_metadata)) = self.last else {
             return Err(TransportError::malformed(
                 PROVIDER,
                 "the stream holds no event",
             ));
         };
-        if last.pointer("/promptFeedback/blockReason").is_some() && self.finish.is_none() {
-            return Ok(last);
+        let blocked = prompt_feedback
+            .as_ref()
+            .is_some_and(|f| f.block_reason.is_some());
+        if blocked && self.finish.is_none() {
+            return Ok(Answer {
+                error: None,
+                candidates: None,
+                prompt_feedback,
+                usage_metadata,
+            });
         }
         let Some(finish) = self.finish else {
             return Err(TransportError::malformed(
@@ -519,16 +632,16 @@ impl Assemble for Assembler {
                 "the stream ended before a finishReason: the answer is incomplete, retry the call",
             ));
         };
-        let mut body = last;
-        let mut candidate = json!({
-            "content": {"role": "model", "parts": self.parts},
-            "finishReason": finish,
-        });
-        if let Some(message) = self.finish_message {
-            candidate["finishMessage"] = message;
-        }
-        body["candidates"] = json!([candidate]);
-        Ok(body)
+        Ok(Answer {
+            error: None,
+            candidates: Some(vec![Candidate {
+                content: Some(Content { parts: self.parts }),
+                finish_reason: Some(finish),
+                finish_message: self.finish_message,
+            }]),
+            prompt_feedback,
+            usage_metadata,
+        })
     }
 }
 
@@ -544,7 +657,7 @@ mod tests {
         let message = "Malformed function call: print(default_api.submit_result(reasoning='r'))";
         let body = json!({"candidates": [{"content": {"role": "model"},
             "finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": message}]});
-        let whole = parse_response(body.clone()).unwrap();
+        let whole = parse_response(serde_json::from_value(body.clone()).unwrap()).unwrap();
         assert_eq!(whole.message.text(), message);
         let stream = format!("data: {body}\n\n");
         let streamed = Gemini::new("m").decode_stream([stream.as_bytes()]).unwrap();
@@ -559,7 +672,7 @@ mod tests {
                 {"functionCall": {"id": "fc-7", "name": "t", "args": {}}}
             ]}, "finishReason": "STOP"}]
         });
-        let response = parse_response(body).unwrap();
+        let response = parse_response(serde_json::from_value(body).unwrap()).unwrap();
         let answer = Message::new(
             Role::Tool,
             vec![Part::tool_response(

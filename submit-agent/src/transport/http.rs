@@ -5,10 +5,12 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use serde::Deserialize as _;
 use serde_json::Value;
+use submit_core::Provider;
 
 use super::sse::{events, next_event, read_stream, Assemble, Events, Limits, Meter, Unread};
-use super::{ApiKey, TransportError};
+use super::{ApiKey, TransportError, TransportErrorKind};
 use crate::model::stream::ModelStream;
 
 /// How failed calls are retried: 429, 5xx, timeouts and failed connections.
@@ -80,7 +82,7 @@ impl Retry {
 /// The connection settings every transport shares.
 #[derive(Clone)]
 pub struct Http {
-    pub(super) provider: &'static str,
+    pub(super) provider: Provider,
     variable: &'static str,
     key: Option<ApiKey>,
     pub(crate) base_url: String,
@@ -102,7 +104,7 @@ impl std::fmt::Debug for Http {
 }
 
 impl Http {
-    pub(crate) fn new(provider: &'static str, variable: &'static str, base_url: &str) -> Self {
+    pub(crate) fn new(provider: Provider, variable: &'static str, base_url: &str) -> Self {
         Http {
             provider,
             variable,
@@ -144,13 +146,14 @@ impl Http {
 
     /// The key, or the error naming the variable to set.
     pub(crate) fn key(&self) -> Result<&str, TransportError> {
-        self.key
-            .as_ref()
-            .map(ApiKey::expose)
-            .ok_or(TransportError::MissingKey {
-                provider: self.provider,
-                variable: self.variable,
-            })
+        self.key.as_ref().map(ApiKey::expose).ok_or_else(|| {
+            TransportError::new(
+                self.provider,
+                TransportErrorKind::MissingKey {
+                    variable: self.variable,
+                },
+            )
+        })
     }
 
     fn client(&self) -> Result<reqwest::Client, TransportError> {
@@ -162,7 +165,9 @@ impl Http {
             .connect_timeout(self.timeout.min(Duration::from_secs(30)))
             .read_timeout(self.timeout)
             .build()
-            .map_err(|e| TransportError::Client(e.to_string()))?;
+            .map_err(|e| {
+                TransportError::new(self.provider, TransportErrorKind::Client).with_source(e)
+            })?;
         *slot = Some(client.clone());
         Ok(client)
     }
@@ -175,98 +180,79 @@ pub struct Prepared {
     pub(crate) body: Value,
 }
 
-/// Runs the call on the caller's tokio runtime, or on the transports' own runtime.
+/// Runs the call on the caller's tokio runtime, or on the transports' own runtime: the answer's
+/// JSON body, or, when the call streams, the answer its events assemble into.
 pub(crate) async fn execute<A: Assemble>(
     http: &Http,
     prepared: Prepared,
     stream: Option<(ModelStream, A)>,
-) -> Result<Value, TransportError> {
+) -> Result<A::Answer, TransportError>
+where
+    A::Answer: serde::de::DeserializeOwned + Send + 'static,
+{
     let http = http.clone();
-    on_runtime(async move {
+    let provider = http.provider;
+    on_runtime(provider, async move {
         match stream {
-            None => match open(&http, &prepared, false).await? {
-                Opened::Body(body) => Ok(body),
-                Opened::Stream(..) => Err(TransportError::Client("a body was expected".into())),
-            },
-            Some((sink, assembler)) => match open(&http, &prepared, true).await? {
-                Opened::Stream(events, meter, first) => {
-                    let broken = |source| describe(&http, source, 1).to_string();
-                    read_stream(
-                        http.provider,
-                        events,
-                        &meter,
-                        Some(first),
-                        assembler,
-                        &sink,
-                        broken,
-                    )
-                    .await
-                }
-                Opened::Body(_) => Err(TransportError::Client("a stream was expected".into())),
-            },
+            None => open(&http, &prepared, false, read_body::<A::Answer>).await,
+            Some((sink, assembler)) => {
+                let (events, meter, first) = open(&http, &prepared, true, first_event).await?;
+                read_stream(
+                    provider,
+                    events,
+                    &meter,
+                    Some(first),
+                    assembler,
+                    &sink,
+                    without_url,
+                )
+                .await
+            }
         }
     })
     .await
 }
 
-pub(super) fn network(http: &Http, e: &reqwest::Error, attempts: u32) -> TransportError {
-    if e.is_timeout() {
-        TransportError::Timeout {
-            provider: http.provider,
-            attempts,
-        }
-    } else {
-        let mut text = e.to_string();
-        let mut source = std::error::Error::source(e);
-        while let Some(s) = source {
-            text.push_str(": ");
-            text.push_str(&s.to_string());
-            source = s.source();
-        }
-        TransportError::Network {
-            provider: http.provider,
-            message: text,
-            attempts,
-        }
-    }
-}
-
-/// The typed error of a failed connection under a stream.
-fn describe(
-    http: &Http,
+/// The typed error of a failed connection: a timeout, or a network error, the connection's
+/// own error kept as its source.
+fn network(
+    provider: Provider,
     source: Box<dyn std::error::Error + Send + Sync>,
     attempts: u32,
 ) -> TransportError {
+    let timeout = source
+        .downcast_ref::<reqwest::Error>()
+        .is_some_and(reqwest::Error::is_timeout);
+    let kind = if timeout {
+        TransportErrorKind::Timeout { attempts }
+    } else {
+        TransportErrorKind::Network { attempts }
+    };
+    TransportError::new(provider, kind).with_boxed_source(without_url(source))
+}
+
+/// A connection's error without the URL it names (a gateway's URL may carry a secret).
+fn without_url(
+    source: Box<dyn std::error::Error + Send + Sync>,
+) -> Box<dyn std::error::Error + Send + Sync> {
     match source.downcast::<reqwest::Error>() {
-        Ok(e) => network(http, &e.without_url(), attempts),
-        Err(other) => TransportError::Network {
-            provider: http.provider,
-            message: other.to_string(),
-            attempts,
-        },
+        Ok(e) => Box::new(e.without_url()),
+        Err(other) => other,
     }
 }
 
 /// Runs `future` on the caller's tokio runtime or the crate's own (see [`crate::runtime`]).
-async fn on_runtime<T, F>(future: F) -> Result<T, TransportError>
+async fn on_runtime<T, F>(provider: Provider, future: F) -> Result<T, TransportError>
 where
     T: Send + 'static,
     F: Future<Output = Result<T, TransportError>> + Send + 'static,
 {
-    let handle = crate::runtime::handle()
-        .map_err(|e| TransportError::Client(format!("the HTTP runtime could not start: {e}")))?;
+    let client = || TransportError::new(provider, TransportErrorKind::Client);
+    let handle = crate::runtime::handle().map_err(|e| client().with_source(e))?;
     match crate::runtime::run(&handle, future).await {
         Ok(result) => result,
-        Err(e) => Err(TransportError::Client(format!(
-            "the HTTP task stopped: {e}"
-        ))),
+        Err(e) => Err(client().with_source(e)),
     }
-}
-
-/// A successful attempt: the JSON body, or the event stream with its first event read.
-enum Opened {
-    Body(Value),
-    Stream(Events, Meter, sse_stream::Sse),
 }
 
 /// A failed attempt: its error, whether it may be retried, and the wait the answer asked for.
@@ -276,17 +262,39 @@ struct Failed {
     wait: Option<Duration>,
 }
 
+impl Failed {
+    fn new(error: TransportError, retry: bool) -> Self {
+        Failed {
+            error,
+            retry,
+            wait: None,
+        }
+    }
+}
+
 /// Posts with retries, as [`Retry`] says: a 429, 408 or 5xx answer, a failed connection, a
-/// timeout, and a stream that fails before its first event are retried after
-/// [`Retry::delay`]; the first success is returned.
-async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opened, TransportError> {
+/// timeout, and a failure of `read` that says so (a body cut short, a stream that fails before
+/// its first event) are retried after [`Retry::delay`]; the first success is returned.
+async fn open<T, R, F>(
+    http: &Http,
+    prepared: &Prepared,
+    streaming: bool,
+    read: R,
+) -> Result<T, TransportError>
+where
+    R: Fn(Provider, Limits, reqwest::Response, u32) -> F,
+    F: Future<Output = Result<T, Failed>>,
+{
     let client = http.client()?;
     let retry = http.retry;
     let mut n = 0;
     loop {
         n += 1;
-        let failed = match attempt(http, &client, prepared, streaming, n).await {
-            Ok(opened) => return Ok(opened),
+        let failed = match attempt(http, &client, prepared, n).await {
+            Ok(response) => match read(http.provider, http.limits, response, n).await {
+                Ok(read) => return Ok(read),
+                Err(failed) => failed,
+            },
             Err(failed) => failed,
         };
         if !failed.retry || n >= retry.max_attempts {
@@ -294,7 +302,8 @@ async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opene
         }
         let delay = retry.delay(n, failed.wait);
         tracing::debug!(
-            provider = http.provider,
+            provider = http.provider.as_str(),
+            streaming,
             error = %failed.error,
             delay_ms = delay.as_millis() as u64,
             "provider call failed; retrying"
@@ -303,19 +312,13 @@ async fn open(http: &Http, prepared: &Prepared, streaming: bool) -> Result<Opene
     }
 }
 
-/// One attempt of a call.
+/// One attempt of a call, up to an answer with a success status.
 async fn attempt(
     http: &Http,
     client: &reqwest::Client,
     prepared: &Prepared,
-    streaming: bool,
     n: u32,
-) -> Result<Opened, Failed> {
-    let fail = |error, retry| Failed {
-        error,
-        retry,
-        wait: None,
-    };
+) -> Result<reqwest::Response, Failed> {
     let mut builder = client.post(&prepared.url).json(&prepared.body);
     for (name, value) in &prepared.headers {
         builder = builder.header(*name, value);
@@ -323,43 +326,67 @@ async fn attempt(
     let response = match builder.timeout(http.timeout).send().await {
         Ok(r) => r,
         Err(e) => {
-            let e = e.without_url();
             let retry = e.is_connect() || e.is_timeout();
-            return Err(fail(network(http, &e, n), retry));
+            return Err(Failed::new(network(http.provider, Box::new(e), n), retry));
         }
     };
-    if !response.status().is_success() {
-        let status = response.status().as_u16();
-        let wait = retry_after(response.headers());
-        let body = response.bytes().await.unwrap_or_default();
-        return Err(Failed {
-            error: TransportError::Api {
-                provider: http.provider,
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    let status = response.status().as_u16();
+    let wait = retry_after(response.headers());
+    let body = response.bytes().await.unwrap_or_default();
+    Err(Failed {
+        error: TransportError::new(
+            http.provider,
+            TransportErrorKind::Api {
                 status,
                 message: provider_message(&body),
                 attempts: n,
             },
-            retry: status == 429 || status == 408 || status >= 500,
-            wait,
-        });
-    }
-    if !streaming {
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| fail(network(http, &e.without_url(), n), true))?;
-        return serde_json::from_slice(&bytes)
-            .map(Opened::Body)
-            .map_err(|e| {
-                fail(
-                    TransportError::Response {
-                        provider: http.provider,
-                        message: format!("the body is not JSON: {e}"),
-                    },
-                    false,
-                )
-            });
-    }
+        ),
+        retry: status == 429 || status == 408 || status >= 500,
+        wait,
+    })
+}
+
+/// A whole answer's body, read as the provider's typed answer.
+async fn read_body<T: serde::de::DeserializeOwned>(
+    provider: Provider,
+    _limits: Limits,
+    response: reqwest::Response,
+    n: u32,
+) -> Result<T, Failed> {
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|e| Failed::new(network(provider, Box::new(e), n), true))?;
+    decode_answer(provider, &bytes).map_err(|e| Failed::new(e, false))
+}
+
+/// An answer's JSON body as the provider's typed answer.
+pub(crate) fn decode_answer<T: serde::de::DeserializeOwned>(
+    provider: Provider,
+    bytes: &[u8],
+) -> Result<T, TransportError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        let message = if e.is_data() {
+            format!("the body is not an answer: {e}")
+        } else {
+            format!("the body is not JSON: {e}")
+        };
+        TransportError::shape(provider, message).with_source(e)
+    })
+}
+
+/// A streamed answer's events, with the first read (so a stream that fails before it is
+/// retried like a failed connection).
+async fn first_event(
+    provider: Provider,
+    limits: Limits,
+    response: reqwest::Response,
+    n: u32,
+) -> Result<(Events, Meter, sse_stream::Sse), Failed> {
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -367,27 +394,27 @@ async fn attempt(
         .unwrap_or("")
         .to_owned();
     if !content_type.is_empty() && !content_type.contains("event-stream") {
-        return Err(fail(
-            TransportError::Stream {
-                provider: http.provider,
-                message: format!(
+        return Err(Failed::new(
+            TransportError::malformed(
+                provider,
+                format!(
                     "expected text/event-stream, got {content_type}: check that the base URL serves streaming"
                 ),
-            },
+            ),
             false,
         ));
     }
-    let (events, meter) = events(response.bytes_stream(), http.limits);
+    let (events, meter) = events(response.bytes_stream(), limits);
     let mut events: Events = Box::pin(events);
-    match next_event(http.provider, &mut events, &meter, 0).await {
-        Some(Ok(first)) => Ok(Opened::Stream(events, meter, first)),
-        Some(Err(Unread::Source(source))) => Err(fail(describe(http, source, n), true)),
-        Some(Err(Unread::Malformed(error))) => Err(fail(error, false)),
-        None => Err(fail(
-            TransportError::Stream {
-                provider: http.provider,
-                message: "the stream ended before its first event; retry the call".into(),
-            },
+    match next_event(provider, &mut events, &meter, 0).await {
+        Some(Ok(first)) => Ok((events, meter, first)),
+        Some(Err(Unread::Source(source))) => Err(Failed::new(network(provider, source, n), true)),
+        Some(Err(Unread::Malformed(error))) => Err(Failed::new(error, false)),
+        None => Err(Failed::new(
+            TransportError::malformed(
+                provider,
+                "the stream ended before its first event; retry the call",
+            ),
             true,
         )),
     }
@@ -408,24 +435,43 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     read("retry-after").map(|s| Duration::from_secs_f64(s.min(86_400.0)))
 }
 
-/// The typed error of a provider's error object (`{"message", "code", "type"}`, or a body
-/// holding one under `error`).
-pub(crate) fn remote_error(provider: &'static str, error: &Value) -> TransportError {
-    let inner = error
-        .get("error")
-        .filter(|e| e.is_object())
-        .unwrap_or(error);
-    let text = |key: &str| match inner.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+/// A provider's error object as the four APIs send it: `{"message", "code", "type"}`
+/// (Gemini names the type `status`), or an object holding one under `error`. Each member is
+/// read as a string or a number, as sent.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct WireError {
+    message: Option<Value>,
+    code: Option<Value>,
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    status: Option<Value>,
+    error: Option<Value>,
+}
+
+/// The typed error of a provider's error object, or of an object holding one under `error`.
+pub(crate) fn remote_error(provider: Provider, error: &Value) -> TransportError {
+    let mut outer = WireError::deserialize(error).unwrap_or_default();
+    let (inner, text) = match outer.error.take() {
+        Some(nested @ Value::Object(_)) => {
+            let inner = WireError::deserialize(&nested).unwrap_or_default();
+            (inner, nested.to_string())
+        }
+        _ => (outer, error.to_string()),
+    };
+    let read = |member: Option<Value>| match member {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
         Some(Value::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    TransportError::Remote {
+    TransportError::new(
         provider,
-        message: text("message").unwrap_or_else(|| provider_message(inner.to_string().as_bytes())),
-        code: text("code"),
-        kind: text("type").or_else(|| text("status")),
-    }
+        TransportErrorKind::Remote {
+            message: read(inner.message).unwrap_or_else(|| provider_message(text.as_bytes())),
+            code: read(inner.code),
+            kind: read(inner.kind).or_else(|| read(inner.status)),
+        },
+    )
 }
 
 /// The provider's `error.message`, else the start of the body.
@@ -496,7 +542,7 @@ mod tests {
 
     #[test]
     fn debug_redacts_the_key() {
-        let mut http = Http::new("test", "NO_SUCH_VARIABLE_FOR_TESTS", "http://x");
+        let mut http = Http::new(Provider::Claude, "NO_SUCH_VARIABLE_FOR_TESTS", "http://x");
         http.set_key(ApiKey::new("sk-very-secret"));
         let text = format!("{http:?}");
         assert!(!text.contains("sk-very-secret"));

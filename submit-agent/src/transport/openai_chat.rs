@@ -2,21 +2,22 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
-    arguments_text, count, error_text, media_url, mime, nested, output_text, system_text, text_call,
+    arguments_text, error_text, media_url, mime, output_text, system_text, TextArguments,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError};
 use crate::message::{Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
-use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice};
 
-const PROVIDER: &str = "openai-chat";
+const PROVIDER: Provider = Provider::OpenAiChat;
 
 /// The OpenAI Chat Completions API (`POST /v1/chat/completions`) as a [`Model`](crate::model::Model).
 ///
@@ -45,11 +46,6 @@ pub struct ChatCompletionsApi {
 }
 
 impl Transport<ChatCompletionsApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
-
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(ChatCompletionsApi {
@@ -63,21 +59,16 @@ impl Transport<ChatCompletionsApi> {
         self.api.max_tokens = Some(tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request`.
-    pub fn request_body(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Value, TransportError> {
-        self.api.body(request, stream)
-    }
+impl Api for ChatCompletionsApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    const BASE_URL: &'static str = "https://api.openai.com";
 }
 
 impl Adapter for ChatCompletionsApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiChat::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiChat::DEFAULT_BASE_URL;
+    type Answer = Answer;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, _stream: bool) -> String {
@@ -137,8 +128,8 @@ impl Adapter for ChatCompletionsApi {
         Ok(Value::Object(body))
     }
 
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(&body)
+    fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+        parse_response(answer)
     }
 }
 
@@ -255,71 +246,199 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
     Ok(())
 }
 
+/// A Chat Completions answer.
+#[derive(Debug, Default, Deserialize)]
+pub struct Answer {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    choices: Option<Vec<Choice>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+/// A choice of an answer; the first is read.
+#[derive(Debug, Deserialize)]
+pub struct Choice {
+    #[serde(default)]
+    message: Option<AssistantMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+/// The assistant's message.
+#[derive(Debug, Default, Deserialize)]
+pub struct AssistantMessage {
+    #[serde(default)]
+    content: Option<String>,
+    /// The reasoning some compatible servers return (DeepSeek, vLLM).
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCall>>,
+}
+
+/// A tool call of the assistant's message.
+#[derive(Debug, Deserialize)]
+pub struct ToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<FunctionCall>,
+}
+
+/// The function a tool call names; its `arguments` are the text the model sent.
+#[derive(Debug, Deserialize)]
+pub struct FunctionCall {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: TextArguments,
+}
+
+/// Token counts.
+#[derive(Debug, Default, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<TokenDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<TokenDetails>,
+}
+
+/// The shares of a token count.
+#[derive(Debug, Default, Deserialize)]
+pub struct TokenDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+/// One `chat.completion.chunk` event of a streamed answer.
+#[derive(Debug, Deserialize)]
+pub struct Chunk {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    choices: Option<Vec<ChunkChoice>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+/// A choice of a chunk; choice 0 is read.
+#[derive(Debug, Deserialize)]
+pub struct ChunkChoice {
+    #[serde(default)]
+    index: u64,
+    #[serde(default)]
+    delta: Option<ChunkDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+/// What a chunk adds to the message.
+#[derive(Debug, Deserialize)]
+pub struct ChunkDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+/// A piece of a tool call, by its index.
+#[derive(Debug, Deserialize)]
+pub struct ToolCallDelta {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<FunctionDelta>,
+}
+
+/// A piece of a tool call's function: its name, a piece of its argument text.
+#[derive(Debug, Deserialize)]
+pub struct FunctionDelta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
 /// Reads a Chat Completions answer into a response.
-fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    let choice = body
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
+fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = answer.error.filter(|e| !e.is_null()) {
+        return Err(remote_error(PROVIDER, &error));
+    }
+    let choice = answer
+        .choices
+        .and_then(|c| c.into_iter().next())
         .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no choices"))?;
     let message = choice
-        .get("message")
+        .message
         .ok_or_else(|| TransportError::shape(PROVIDER, "the first choice has no message"))?;
     let mut parts = Vec::new();
-    if let Some(reasoning) = message
-        .get("reasoning_content")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty())
-    {
+    if let Some(reasoning) = message.reasoning_content.filter(|r| !r.is_empty()) {
         parts.push(Part::reasoning(reasoning));
     }
-    if let Some(text) = message.get("content").and_then(Value::as_str) {
-        if !text.is_empty() {
-            parts.push(Part::text(text));
+    if let Some(text) = message.content.filter(|t| !t.is_empty()) {
+        parts.push(Part::text(text));
+    }
+    let refused = match message.refusal.filter(|r| !r.is_empty()) {
+        Some(r) => {
+            parts.push(Part::text(r));
+            true
         }
-    }
-    let refusal = message
-        .get("refusal")
-        .and_then(Value::as_str)
-        .filter(|r| !r.is_empty());
-    if let Some(r) = refusal {
-        parts.push(Part::text(r));
-    }
-    for call in message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+        None => false,
+    };
+    for call in message.tool_calls.into_iter().flatten() {
         let function = call
-            .get("function")
+            .function
             .ok_or_else(|| TransportError::shape(PROVIDER, "a tool call has no function"))?;
         let name = function
-            .get("name")
-            .and_then(Value::as_str)
+            .name
             .ok_or_else(|| TransportError::shape(PROVIDER, "a tool call has no name"))?;
-        let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-        parts.push(text_call(name, id, function.get("arguments")));
+        parts.push(function.arguments.into_call(name, call.id));
     }
-    let finish_reason = match choice.get("finish_reason").and_then(Value::as_str) {
-        _ if refusal.is_some() => FinishReason::Blocked,
+    let finish_reason = match choice.finish_reason.as_deref() {
+        _ if refused => FinishReason::Blocked,
         Some("stop" | "tool_calls" | "function_call") | None => FinishReason::Stop,
         Some("length") => FinishReason::Length,
         Some("content_filter") => FinishReason::Blocked,
         Some(_) => FinishReason::Other,
     };
-    let usage = body.get("usage").unwrap_or(&Value::Null);
+    let usage = answer.usage.unwrap_or_default();
+    let count = |n: Option<u64>| n.unwrap_or(0);
+    let detail = |d: &Option<TokenDetails>, read: fn(&TokenDetails) -> Option<u64>| {
+        d.as_ref().and_then(read).unwrap_or(0)
+    };
     Ok(ModelResponse {
         message: Message::model(parts),
         finish_reason,
-        usage: Usage {
-            input_tokens: count(usage, "prompt_tokens"),
-            output_tokens: count(usage, "completion_tokens"),
-            cache_read_tokens: nested(usage, "prompt_tokens_details", "cached_tokens"),
+        usage: crate::model::Usage {
+            input_tokens: count(usage.prompt_tokens),
+            output_tokens: count(usage.completion_tokens),
+            cache_read_tokens: detail(&usage.prompt_tokens_details, |d| d.cached_tokens),
             cache_write_tokens: 0,
-            reasoning_tokens: nested(usage, "completion_tokens_details", "reasoning_tokens"),
+            reasoning_tokens: detail(&usage.completion_tokens_details, |d| d.reasoning_tokens),
         },
     })
+}
+
+/// One tool call as its deltas build it.
+#[derive(Default)]
+struct CallSoFar {
+    id: String,
+    name: String,
+    arguments: String,
 }
 
 /// Assembles `chat.completion.chunk` events into a Chat Completions answer.
@@ -327,23 +446,76 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
 pub struct Assembler {
     content: Option<String>,
     refusal: Option<String>,
-    calls: BTreeMap<u64, (String, String, String)>,
-    finish: Option<Value>,
-    usage: Option<Value>,
-    base: Option<Value>,
+    calls: BTreeMap<u64, CallSoFar>,
+    finish: Option<String>,
+    usage: Option<Usage>,
     calls_sent: bool,
 }
 
 impl Assembler {
+    /// Sends each call, whole, to the sink, once.
     fn send_calls(&mut self, sink: &ModelStream) -> Result<(), TransportError> {
         if self.calls_sent {
             return Ok(());
         }
         self.calls_sent = true;
-        for (id, name, arguments) in self.calls.values() {
+        for call in self.calls.values() {
             emit(
+                PROVIDER,
                 sink,
-                Part::tool_request_text(name.clone(), Some(id.clone()), arguments.clone()),
+                Part::tool_request_text(
+                    call.name.clone(),
+                    Some(call.id.clone()),
+                    call.arguments.clone(),
+                ),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Takes the delta of choice 0.
+    fn delta(
+        &mut self,
+        delta: ChunkDelta,
+        number: usize,
+        sink: &ModelStream,
+    ) -> Result<(), TransportError> {
+        if let Some(text) = delta.content {
+            self.content.get_or_insert_with(String::new).push_str(&text);
+            if !text.is_empty() {
+                emit(PROVIDER, sink, Part::text(text))?;
+            }
+        }
+        if let Some(text) = delta.refusal {
+            self.refusal.get_or_insert_with(String::new).push_str(&text);
+        }
+        for call in delta.tool_calls.into_iter().flatten() {
+            let index = call.index.ok_or_else(|| {
+                TransportError::malformed(
+                    PROVIDER,
+                    format!("event {number}: a tool call delta has no index"),
+                )
+            })?;
+            let entry = self.calls.entry(index).or_default();
+            if let Some(id) = call.id {
+                entry.id = id;
+            }
+            let function = call.function;
+            let (name, piece) = match function {
+                Some(f) => (f.name, f.arguments.unwrap_or_default()),
+                None => (None, String::new()),
+            };
+            if let Some(name) = name {
+                entry.name.push_str(&name);
+            }
+            entry.arguments.push_str(&piece);
+            emit_delta(
+                PROVIDER,
+                sink,
+                index,
+                Some(&entry.id),
+                Some(&entry.name),
+                &piece,
             )?;
         }
         Ok(())
@@ -351,120 +523,73 @@ impl Assembler {
 }
 
 impl Assemble for Assembler {
+    type Event = Chunk;
+    type Answer = Answer;
+
+    fn done(&mut self, sink: &ModelStream) -> Result<bool, TransportError> {
+        self.send_calls(sink)?;
+        Ok(true)
+    }
+
     fn event(
         &mut self,
-        event: &SseEvent,
-        data: Value,
+        chunk: Chunk,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
-        if data.is_null() {
-            // `data: [DONE]`
-            self.send_calls(sink)?;
-            return Ok(true);
+        if let Some(error) = chunk.error.filter(|e| !e.is_null()) {
+            return Err(remote_error(PROVIDER, &error));
         }
-        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
-            return Err(remote_error(PROVIDER, error));
+        if chunk.usage.is_some() {
+            self.usage = chunk.usage;
         }
-        if !data.is_object() {
-            return Err(TransportError::malformed(
-                PROVIDER,
-                format!(
-                    "event {} is not a chat.completion.chunk object",
-                    event.number
-                ),
-            ));
-        }
-        if self.base.is_none() {
-            let mut base = data.clone();
-            if let Some(b) = base.as_object_mut() {
-                b.remove("choices");
-                b.remove("usage");
-                b.insert("object".into(), json!("chat.completion"));
-            }
-            self.base = Some(base);
-        }
-        if let Some(usage) = data.get("usage").filter(|u| !u.is_null()) {
-            self.usage = Some(usage.clone());
-        }
-        let choices = data.get("choices").and_then(Value::as_array);
-        for choice in choices.into_iter().flatten() {
-            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+        for choice in chunk.choices.into_iter().flatten() {
+            if choice.index != 0 {
                 continue;
             }
-            let delta = choice.get("delta").unwrap_or(&Value::Null);
-            if let Some(text) = delta.get("content").and_then(Value::as_str) {
-                self.content.get_or_insert_with(String::new).push_str(text);
-                if !text.is_empty() {
-                    emit(sink, Part::text(text))?;
-                }
+            if let Some(delta) = choice.delta {
+                self.delta(delta, number, sink)?;
             }
-            if let Some(text) = delta.get("refusal").and_then(Value::as_str) {
-                self.refusal.get_or_insert_with(String::new).push_str(text);
-            }
-            for call in delta
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let index = call.get("index").and_then(Value::as_u64).ok_or_else(|| {
-                    TransportError::malformed(
-                        PROVIDER,
-                        format!("event {}: a tool call delta has no index", event.number),
-                    )
-                })?;
-                let entry = self.calls.entry(index).or_default();
-                if let Some(id) = call.get("id").and_then(Value::as_str) {
-                    entry.0 = id.to_owned();
-                }
-                let function = call.get("function").unwrap_or(&Value::Null);
-                if let Some(name) = function.get("name").and_then(Value::as_str) {
-                    entry.1.push_str(name);
-                }
-                let piece = function
-                    .get("arguments")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                entry.2.push_str(piece);
-                emit_delta(sink, index, Some(&entry.0), Some(&entry.1), piece)?;
-            }
-            if let Some(finish) = choice.get("finish_reason").filter(|f| !f.is_null()) {
-                self.finish = Some(finish.clone());
+            if choice.finish_reason.is_some() {
+                self.finish = choice.finish_reason;
                 self.send_calls(sink)?;
             }
         }
         Ok(false)
     }
 
-    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+    fn finish(self, complete: bool) -> Result<Answer, TransportError> {
         if !complete {
             return Err(TransportError::malformed(
                 PROVIDER,
                 "the stream ended before data: [DONE]: the answer is incomplete, retry the call",
             ));
         }
-        let mut message = json!({"role": "assistant", "content": self.content});
-        if let Some(refusal) = self.refusal {
-            message["refusal"] = json!(refusal);
-        }
-        if !self.calls.is_empty() {
-            message["tool_calls"] = Value::Array(
-                self.calls
-                    .into_values()
-                    .map(|(id, name, arguments)| {
-                        json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
-                    })
-                    .collect(),
-            );
-        }
-        let mut body = self.base.unwrap_or_else(|| json!({}));
-        body["choices"] = json!([{
-            "index": 0,
-            "message": message,
-            "finish_reason": self.finish.unwrap_or(Value::Null),
-        }]);
-        body["usage"] = self.usage.unwrap_or(Value::Null);
-        Ok(body)
+        let tool_calls = (!self.calls.is_empty()).then(|| {
+            self.calls
+                .into_values()
+                .map(|call| ToolCall {
+                    id: Some(call.id),
+                    function: Some(FunctionCall {
+                        name: Some(call.name),
+                        arguments: TextArguments::Text(call.arguments),
+                    }),
+                })
+                .collect()
+        });
+        Ok(Answer {
+            error: None,
+            choices: Some(vec![Choice {
+                message: Some(AssistantMessage {
+                    content: self.content,
+                    reasoning_content: None,
+                    refusal: self.refusal,
+                    tool_calls,
+                }),
+                finish_reason: self.finish,
+            }]),
+            usage: self.usage,
+        })
     }
 }
 
@@ -506,7 +631,7 @@ mod tests {
                 {"id": "call_1", "type": "function", "function": {"name": "t", "arguments": "{\"a\": 1"}}
             ]}, "finish_reason": "tool_calls"}]
         });
-        let response = parse_response(&body).unwrap();
+        let response = parse_response(serde_json::from_value(body).unwrap()).unwrap();
         let call = response.message.tool_requests().next().unwrap();
         assert_eq!(call.arguments_text.as_deref(), Some("{\"a\": 1"));
         assert_eq!(call.input, Value::Null);

@@ -2,22 +2,23 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 use submit_core::Provider;
 
 use super::client::api::Adapter;
 use super::http::remote_error;
-use super::sse::{emit, emit_delta, Assemble, SseEvent};
+use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{
-    append_text, arguments_text, count, error_text, media_url, meta, mime, nested, output_text,
-    system_text, text_call, with_meta,
+    arguments_text, error_text, media_url, meta, mime, output_text, system_text, tagged, untouched,
+    with_meta, Tagged, TextArguments,
 };
-use super::{Transport, TransportError};
+use super::{Api, Transport, TransportError, TransportErrorKind};
 use crate::message::{Media, Message, Part, PartKind, Role};
 use crate::model::stream::ModelStream;
-use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
+use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice};
 
-const PROVIDER: &str = "openai-responses";
+const PROVIDER: Provider = Provider::OpenAiResponses;
 /// Part metadata namespace holding reasoning item ids and encrypted content.
 const NS: &str = "openaiResponses";
 
@@ -50,11 +51,6 @@ pub struct ResponsesApi {
 }
 
 impl Transport<ResponsesApi> {
-    /// The environment variable the key is read from.
-    pub const API_KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    /// The default base URL.
-    pub const DEFAULT_BASE_URL: &'static str = "https://api.openai.com";
-
     /// A transport for `model`, keyed from `OPENAI_API_KEY`.
     pub fn new(model: impl Into<String>) -> Self {
         Transport::with_api(ResponsesApi {
@@ -76,21 +72,16 @@ impl Transport<ResponsesApi> {
         self.api.max_tokens = Some(tokens);
         self
     }
+}
 
-    /// The JSON body sent for `request`.
-    pub fn request_body(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<Value, TransportError> {
-        self.api.body(request, stream)
-    }
+impl Api for ResponsesApi {
+    const PROVIDER: Provider = PROVIDER;
+    const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
+    const BASE_URL: &'static str = "https://api.openai.com";
 }
 
 impl Adapter for ResponsesApi {
-    const PROVIDER: &'static str = PROVIDER;
-    const KEY_VARIABLE: &'static str = OpenAiResponses::API_KEY_VARIABLE;
-    const BASE_URL: &'static str = OpenAiResponses::DEFAULT_BASE_URL;
+    type Answer = Answer;
     type Assembler = Assembler;
 
     fn url(&self, base_url: &str, _stream: bool) -> String {
@@ -153,22 +144,8 @@ impl Adapter for ResponsesApi {
         Ok(Value::Object(body))
     }
 
-    fn error(body: &Value) -> Option<TransportError> {
-        if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
-            return Some(remote_error(PROVIDER, error));
-        }
-        (body.get("status").and_then(Value::as_str) == Some("failed")).then(|| {
-            TransportError::Remote {
-                provider: PROVIDER,
-                message: "the response failed without an error message".into(),
-                code: None,
-                kind: None,
-            }
-        })
-    }
-
-    fn decode(body: Value) -> Result<ModelResponse, TransportError> {
-        parse_response(&body)
+    fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+        parse_response(answer)
     }
 }
 
@@ -323,110 +300,301 @@ fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError
     Ok(())
 }
 
-/// The item's id as part metadata.
-fn item_id(item: &Value) -> Map<String, Value> {
+/// A Responses API answer (a whole body, or the `response` of the event that ends a stream).
+#[derive(Debug, Default, Deserialize)]
+pub struct Answer {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    output: Option<Vec<Item>>,
+    #[serde(default)]
+    incomplete_details: Option<IncompleteDetails>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+/// Why an answer is incomplete.
+#[derive(Debug, Default, Deserialize)]
+pub struct IncompleteDetails {
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// Token counts.
+#[derive(Debug, Default, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    input_tokens_details: Option<TokenDetails>,
+    #[serde(default)]
+    output_tokens_details: Option<TokenDetails>,
+}
+
+/// The shares of a token count.
+#[derive(Debug, Default, Deserialize)]
+pub struct TokenDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+/// An output item.
+#[derive(Debug)]
+pub enum Item {
+    Message(MessageItem),
+    FunctionCall(FunctionCall),
+    Reasoning(Reasoning),
+    /// An item of another type, whole: it passes through as a custom part.
+    Other(Value),
+}
+
+/// An output message.
+#[derive(Debug, Deserialize)]
+pub struct MessageItem {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    content: Vec<Content>,
+}
+
+/// A part of an output message.
+#[derive(Debug)]
+pub enum Content {
+    OutputText(OutputText),
+    Refusal(Refusal),
+    /// A part of another type, whole.
+    Other(Value),
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct OutputText {
+    #[serde(default)]
+    text: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Refusal {
+    #[serde(default)]
+    refusal: String,
+}
+
+/// A function call; its `arguments` are the text the model sent.
+#[derive(Debug, Deserialize)]
+pub struct FunctionCall {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: TextArguments,
+}
+
+/// A reasoning item: its summary parts, and its encrypted content when asked for.
+#[derive(Debug, Deserialize)]
+pub struct Reasoning {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    summary: Vec<Summary>,
+    #[serde(default)]
+    encrypted_content: Option<Value>,
+}
+
+/// One summary part of a reasoning item.
+#[derive(Debug, Deserialize)]
+pub struct Summary {
+    #[serde(default)]
+    text: Option<String>,
+}
+
+impl Tagged for Item {
+    fn variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<Self, D::Error> {
+        Ok(match tag {
+            "message" => Item::Message(MessageItem::deserialize(rest)?),
+            "function_call" => Item::FunctionCall(FunctionCall::deserialize(rest)?),
+            "reasoning" => Item::Reasoning(Reasoning::deserialize(rest)?),
+            _ => Item::Other(untouched(tag, rest)?),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        tagged(deserializer)
+    }
+}
+
+impl Tagged for Content {
+    fn variant<'de, D: Deserializer<'de>>(tag: &str, rest: D) -> Result<Self, D::Error> {
+        Ok(match tag {
+            "output_text" => Content::OutputText(OutputText::deserialize(rest)?),
+            "refusal" => Content::Refusal(Refusal::deserialize(rest)?),
+            _ => Content::Other(untouched(tag, rest)?),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        tagged(deserializer)
+    }
+}
+
+/// One event of a streamed answer.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    #[serde(rename = "response.output_item.added")]
+    OutputItemAdded { output_index: u64, item: Item },
+    #[serde(rename = "response.output_text.delta")]
+    OutputTextDelta {
+        output_index: u64,
+        #[serde(default)]
+        content_index: u64,
+        #[serde(default)]
+        delta: String,
+    },
+    #[serde(rename = "response.function_call_arguments.delta")]
+    FunctionCallArgumentsDelta {
+        output_index: u64,
+        #[serde(default)]
+        delta: String,
+    },
+    #[serde(rename = "response.reasoning_summary_text.delta")]
+    ReasoningSummaryTextDelta {
+        #[serde(default)]
+        delta: String,
+    },
+    #[serde(rename = "response.output_item.done")]
+    OutputItemDone { output_index: u64, item: Item },
+    /// The event that ends the stream, with the whole response.
+    #[serde(
+        rename = "response.completed",
+        alias = "response.incomplete",
+        alias = "response.failed"
+    )]
+    Finished { response: Answer },
+    /// `{"type": "error", "error": {...}}`, or the error's members on the event itself.
+    #[serde(rename = "error")]
+    Error(Value),
+    /// `response.created`, `response.in_progress`, content part and `.done` events repeat what
+    /// the deltas and the finished items already hold; event types added later.
+    #[serde(other)]
+    Other,
+}
+
+/// An item's id as part metadata.
+fn item_id(id: Option<String>) -> Map<String, Value> {
     let mut m = Map::new();
-    if let Some(id) = item.get("id").filter(|id| id.is_string()) {
-        m.insert("id".into(), id.clone());
+    if let Some(id) = id {
+        m.insert("id".into(), Value::String(id));
     }
     m
 }
 
 /// Reads a Responses API answer into a response.
-fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
-    let status = body
-        .get("status")
-        .and_then(Value::as_str)
-        .unwrap_or("completed");
-    let output = body
-        .get("output")
-        .and_then(Value::as_array)
+fn parse_response(answer: Answer) -> Result<ModelResponse, TransportError> {
+    if let Some(error) = answer.error.filter(|e| !e.is_null()) {
+        return Err(remote_error(PROVIDER, &error));
+    }
+    let status = answer.status.as_deref().unwrap_or("completed");
+    if status == "failed" {
+        return Err(TransportError::new(
+            PROVIDER,
+            TransportErrorKind::Remote {
+                message: "the response failed without an error message".into(),
+                code: None,
+                kind: None,
+            },
+        ));
+    }
+    let output = answer
+        .output
         .ok_or_else(|| TransportError::shape(PROVIDER, "the answer has no output array"))?;
     let mut parts = Vec::new();
     let mut refused = false;
     for item in output {
-        match item.get("type").and_then(Value::as_str).unwrap_or("") {
-            "message" => {
-                for c in item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    match c.get("type").and_then(Value::as_str) {
-                        Some("output_text") => parts.push(with_meta(
-                            Part::text(c["text"].as_str().unwrap_or("")),
-                            NS,
-                            item_id(item),
-                        )),
-                        Some("refusal") => {
-                            refused = true;
-                            parts.push(Part::text(c["refusal"].as_str().unwrap_or("")));
+        match item {
+            Item::Message(message) => {
+                for c in message.content {
+                    parts.push(match c {
+                        Content::OutputText(t) => {
+                            with_meta(Part::text(t.text), NS, item_id(message.id.clone()))
                         }
-                        _ => parts.push(Part::custom(c.clone())),
-                    }
+                        Content::Refusal(r) => {
+                            refused = true;
+                            Part::text(r.refusal)
+                        }
+                        Content::Other(c) => Part::custom(c),
+                    });
                 }
             }
-            "function_call" => {
-                let name = item.get("name").and_then(Value::as_str).ok_or_else(|| {
+            Item::FunctionCall(call) => {
+                let name = call.name.ok_or_else(|| {
                     TransportError::shape(PROVIDER, "a function_call item has no name")
                 })?;
-                let call_id = item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
+                let call_id = call.call_id.ok_or_else(|| {
                     TransportError::shape(PROVIDER, "a function_call item has no call_id")
                 })?;
                 parts.push(with_meta(
-                    text_call(name, Some(call_id.to_owned()), item.get("arguments")),
+                    call.arguments.into_call(name, Some(call_id)),
                     NS,
-                    item_id(item),
+                    item_id(call.id),
                 ));
             }
-            "reasoning" => {
+            Item::Reasoning(reasoning) => {
                 // One reasoning part per summary part, as they came; the first also keeps
                 // the encrypted content.
-                let mut summary: Vec<&str> = item
-                    .get("summary")
-                    .and_then(Value::as_array)
+                let mut summary: Vec<String> = reasoning
+                    .summary
                     .into_iter()
-                    .flatten()
-                    .filter_map(|s| s.get("text").and_then(Value::as_str))
+                    .filter_map(|s| s.text)
                     .collect();
                 if summary.is_empty() {
-                    summary.push("");
+                    summary.push(String::new());
                 }
-                for (n, text) in summary.into_iter().enumerate() {
-                    let mut m = item_id(item);
-                    if n == 0 {
-                        if let Some(e) = item.get("encrypted_content").filter(|e| !e.is_null()) {
-                            m.insert("encryptedContent".into(), e.clone());
-                        }
+                let mut encrypted = reasoning.encrypted_content;
+                for text in summary {
+                    let mut m = item_id(reasoning.id.clone());
+                    if let Some(e) = encrypted.take() {
+                        m.insert("encryptedContent".into(), e);
                     }
                     parts.push(with_meta(Part::reasoning(text), NS, m));
                 }
             }
-            _ => parts.push(Part::custom(item.clone())),
+            Item::Other(item) => parts.push(Part::custom(item)),
         }
     }
-    let reason = body
-        .get("incomplete_details")
-        .and_then(|d| d.get("reason"))
-        .and_then(Value::as_str);
-    let finish_reason = match (status, reason) {
+    let reason = answer.incomplete_details.and_then(|d| d.reason);
+    let finish_reason = match (status, reason.as_deref()) {
         _ if refused => FinishReason::Blocked,
         ("completed", _) => FinishReason::Stop,
         ("incomplete", Some("max_output_tokens")) => FinishReason::Length,
         ("incomplete", Some("content_filter")) => FinishReason::Blocked,
         _ => FinishReason::Other,
     };
-    let usage = body.get("usage").unwrap_or(&Value::Null);
+    let usage = answer.usage.unwrap_or_default();
+    let count = |n: Option<u64>| n.unwrap_or(0);
+    let detail = |d: &Option<TokenDetails>, read: fn(&TokenDetails) -> Option<u64>| {
+        d.as_ref().and_then(read).unwrap_or(0)
+    };
     Ok(ModelResponse {
         message: Message::model(parts),
         finish_reason,
-        usage: Usage {
-            input_tokens: count(usage, "input_tokens"),
-            output_tokens: count(usage, "output_tokens"),
-            cache_read_tokens: nested(usage, "input_tokens_details", "cached_tokens"),
+        usage: crate::model::Usage {
+            input_tokens: count(usage.input_tokens),
+            output_tokens: count(usage.output_tokens),
+            cache_read_tokens: detail(&usage.input_tokens_details, |d| d.cached_tokens),
             cache_write_tokens: 0,
-            reasoning_tokens: nested(usage, "output_tokens_details", "reasoning_tokens"),
+            reasoning_tokens: detail(&usage.output_tokens_details, |d| d.reasoning_tokens),
         },
     })
 }
@@ -434,148 +602,108 @@ fn parse_response(body: &Value) -> Result<ModelResponse, TransportError> {
 /// Assembles `response.*` events into a Responses API answer.
 #[derive(Default)]
 pub struct Assembler {
-    items: BTreeMap<u64, Value>,
-    response: Option<Value>,
+    items: BTreeMap<u64, Item>,
+    response: Option<Answer>,
 }
 
 impl Assemble for Assembler {
+    type Event = Event;
+    type Answer = Answer;
+
     fn event(
         &mut self,
-        event: &SseEvent,
-        data: Value,
+        event: Event,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError> {
-        let kind = data
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("")
-            .to_owned();
-        let index = || {
-            data.get("output_index")
-                .and_then(Value::as_u64)
-                .ok_or_else(|| {
-                    TransportError::malformed(
-                        PROVIDER,
-                        format!("event {} ({kind}) has no output_index", event.number),
-                    )
-                })
-        };
-        let item = |data: &Value| {
-            data.get("item").cloned().ok_or_else(|| {
-                TransportError::malformed(
-                    PROVIDER,
-                    format!("event {} ({kind}) has no item", event.number),
-                )
-            })
-        };
-        let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
-        match kind.as_str() {
-            "response.output_item.added" => {
-                let i = index()?;
-                let added = item(&data)?;
-                if added["type"] == "function_call" {
+        match event {
+            Event::OutputItemAdded { output_index, item } => {
+                if let Item::FunctionCall(call) = &item {
                     // The call is announced before its arguments arrive.
                     emit_delta(
+                        PROVIDER,
                         sink,
-                        i,
-                        added["call_id"].as_str(),
-                        added["name"].as_str(),
-                        added["arguments"].as_str().unwrap_or(""),
+                        output_index,
+                        call.call_id.as_deref(),
+                        call.name.as_deref(),
+                        call.arguments.text(),
                     )?;
                 }
-                self.items.insert(i, added);
+                self.items.insert(output_index, item);
             }
-            "response.output_text.delta" => {
-                let i = index()?;
-                let slot = self.items.get_mut(&i).ok_or_else(|| {
+            Event::OutputTextDelta {
+                output_index,
+                content_index,
+                delta,
+            } => {
+                let slot = self.items.get_mut(&output_index).ok_or_else(|| {
                     TransportError::malformed(
                         PROVIDER,
                         format!(
-                            "event {} ({kind}) names output {i}, which was never added",
-                            event.number
+                            "event {number} (response.output_text.delta) names output {output_index}, which was never added"
                         ),
                     )
                 })?;
-                let c = data
-                    .get("content_index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                if !slot["content"].is_array() {
-                    slot["content"] = json!([]);
-                }
-                if let Some(content) = slot["content"].as_array_mut() {
-                    let c = usize::try_from(c).unwrap_or(usize::MAX);
+                if let Item::Message(message) = slot {
+                    let c = usize::try_from(content_index).unwrap_or(usize::MAX);
+                    let content = &mut message.content;
                     while content.len() <= c && content.len() < 64 {
-                        content.push(json!({"type": "output_text", "text": ""}));
+                        content.push(Content::OutputText(OutputText::default()));
                     }
-                    if let Some(part) = content.get_mut(c) {
-                        append_text(part, "text", delta);
+                    if let Some(Content::OutputText(part)) = content.get_mut(c) {
+                        part.text.push_str(&delta);
                     }
                 }
                 if !delta.is_empty() {
-                    emit(sink, Part::text(delta))?;
+                    emit(PROVIDER, sink, Part::text(delta))?;
                 }
             }
-            "response.function_call_arguments.delta" => {
-                let i = index()?;
-                if let Some(slot) = self.items.get_mut(&i) {
-                    append_text(slot, "arguments", delta);
-                    emit_delta(
-                        sink,
-                        i,
-                        slot["call_id"].as_str(),
-                        slot["name"].as_str(),
-                        delta,
-                    )?;
+            Event::FunctionCallArgumentsDelta {
+                output_index,
+                delta,
+            } => {
+                if let Some(slot) = self.items.get_mut(&output_index) {
+                    let (id, name) = match slot {
+                        Item::FunctionCall(call) => {
+                            call.arguments.push(&delta);
+                            (call.call_id.as_deref(), call.name.as_deref())
+                        }
+                        _ => (None, None),
+                    };
+                    emit_delta(PROVIDER, sink, output_index, id, name, &delta)?;
                 }
             }
-            "response.reasoning_summary_text.delta" if !delta.is_empty() => {
-                emit(sink, Part::reasoning(delta))?;
-            }
-            "response.output_item.done" => {
-                let i = index()?;
-                let done = item(&data)?;
-                if done["type"] == "function_call" {
-                    let name = done["name"].as_str().unwrap_or("").to_owned();
-                    let id = done["call_id"].as_str().map(str::to_owned);
-                    emit(sink, text_call(&name, id, done.get("arguments")))?;
+            Event::ReasoningSummaryTextDelta { delta } => {
+                if !delta.is_empty() {
+                    emit(PROVIDER, sink, Part::reasoning(delta))?;
                 }
-                self.items.insert(i, done);
             }
-            "response.completed" | "response.incomplete" | "response.failed" => {
-                let response = data
-                    .get("response")
-                    .filter(|r| r.is_object())
-                    .cloned()
-                    .ok_or_else(|| {
-                        TransportError::malformed(
-                            PROVIDER,
-                            format!("event {} ({kind}) has no response object", event.number),
-                        )
-                    })?;
+            Event::OutputItemDone { output_index, item } => {
+                if let Item::FunctionCall(call) = &item {
+                    let name = call.name.clone().unwrap_or_default();
+                    let part = call.arguments.clone().into_call(name, call.call_id.clone());
+                    emit(PROVIDER, sink, part)?;
+                }
+                self.items.insert(output_index, item);
+            }
+            Event::Finished { response } => {
                 self.response = Some(response);
                 return Ok(true);
             }
-            "error" => {
-                // `{"type": "error", "error": {...}}`, or the fields on the event itself.
-                return Err(remote_error(PROVIDER, &data));
-            }
-            // `response.created`, `response.in_progress`, content part and `.done` events
-            // repeat what the deltas and the finished items already hold.
-            _ => {}
+            Event::Error(error) => return Err(remote_error(PROVIDER, &error)),
+            Event::Other => {}
         }
         Ok(false)
     }
 
-    fn finish(self, complete: bool) -> Result<Value, TransportError> {
+    fn finish(self, complete: bool) -> Result<Answer, TransportError> {
         let Some(mut response) = self.response.filter(|_| complete) else {
             return Err(TransportError::malformed(PROVIDER,
                 "the stream ended before response.completed: the answer is incomplete, retry the call",
             ));
         };
         if !self.items.is_empty() {
-            response["output"] = Value::Array(self.items.into_values().collect());
+            response.output = Some(self.items.into_values().collect());
         }
         Ok(response)
     }
@@ -595,7 +723,7 @@ mod tests {
             ],
             "usage": {"input_tokens": 1, "output_tokens": 2}
         });
-        let response = parse_response(&body).unwrap();
+        let response = parse_response(serde_json::from_value(body).unwrap()).unwrap();
         let mut out = Vec::new();
         convert(&response.message, &mut out).unwrap();
         assert_eq!(

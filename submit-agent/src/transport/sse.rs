@@ -8,35 +8,54 @@ use std::sync::Arc;
 
 use bytes::{Buf, Bytes};
 use futures::{Stream, StreamExt};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
 use sse_stream::{Sse, SseStream};
+use submit_core::Provider;
 
-use super::TransportError;
+use super::{TransportError, TransportErrorKind};
 use crate::message::{Chunk, Part};
 use crate::model::stream::ModelStream;
 
-/// Builds the provider's answer from stream events.
+/// Builds the provider's answer from its stream's typed events.
 pub trait Assemble: Send + 'static {
-    /// Takes one event; `true` when the stream is complete.
+    /// The provider's stream event.
+    type Event: DeserializeOwned;
+    /// The provider's whole answer, which the events build.
+    type Answer;
+
+    /// Takes one event (`number` is its position, from 1); `true` when the stream is
+    /// complete.
     fn event(
         &mut self,
-        event: &SseEvent,
-        data: Value,
+        event: Self::Event,
+        number: usize,
         sink: &ModelStream,
     ) -> Result<bool, TransportError>;
 
-    /// The assembled answer, in the provider's non-streaming shape.
-    fn finish(self, complete: bool) -> Result<Value, TransportError>;
+    /// Takes `data: [DONE]`, the end marker of OpenAI Chat; `true` when the stream is complete.
+    /// By default the marker ends nothing.
+    fn done(&mut self, sink: &ModelStream) -> Result<bool, TransportError> {
+        let _ = sink;
+        Ok(false)
+    }
+
+    /// The assembled answer.
+    fn finish(self, complete: bool) -> Result<Self::Answer, TransportError>;
 }
 
 /// Sends a chunk of one part to the sink.
-pub(crate) fn emit(sink: &ModelStream, part: Part) -> Result<(), TransportError> {
+pub(crate) fn emit(
+    provider: Provider,
+    sink: &ModelStream,
+    part: Part,
+) -> Result<(), TransportError> {
     sink.send(Chunk::new(None, vec![part]))
-        .map_err(|e| TransportError::Sink(e.0))
+        .map_err(|e| TransportError::new(provider, TransportErrorKind::Sink).with_source(e))
 }
 
 /// Sends a tool-call argument delta to the sink.
 pub(crate) fn emit_delta(
+    provider: Provider,
     sink: &ModelStream,
     index: u64,
     id: Option<&str>,
@@ -44,6 +63,7 @@ pub(crate) fn emit_delta(
     arguments: &str,
 ) -> Result<(), TransportError> {
     emit(
+        provider,
         sink,
         Part::tool_call_delta(crate::message::ToolCallDelta {
             index,
@@ -176,7 +196,7 @@ pub(super) enum Unread {
 /// The next event that carries data (events without data dispatch nothing, as the SSE
 /// standard says), with the meter reset for the one after it.
 pub(super) async fn next_event<S>(
-    provider: &'static str,
+    provider: Provider,
     events: &mut S,
     meter: &Meter,
     number: usize,
@@ -192,17 +212,17 @@ where
                     Ok(cut) => match *cut {
                         Cut::Source(source) => Unread::Source(source),
                         Cut::Limit(message) => {
-                            Unread::Malformed(TransportError::Stream { provider, message })
+                            Unread::Malformed(TransportError::malformed(provider, message))
                         }
                     },
                     Err(other) => Unread::Source(other),
                 }))
             }
             Err(e) => {
-                return Some(Err(Unread::Malformed(TransportError::Stream {
+                return Some(Err(Unread::Malformed(TransportError::malformed(
                     provider,
-                    message: format!("event {}: {e}", number + 1),
-                })))
+                    format!("event {}: {e}", number + 1),
+                ))))
             }
         };
         meter.reset();
@@ -212,34 +232,25 @@ where
     }
 }
 
-/// One server-sent event.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SseEvent {
-    /// The `event:` name.
-    pub(crate) event: Option<String>,
-    /// The `data:` lines, joined with newlines.
-    pub(crate) data: String,
-    /// Its position in the stream (1-based).
-    pub(crate) number: usize,
-}
-
 /// Reads `events` (after `first`, already read) into `assembler` until it says the answer is
-/// complete or the stream ends. A failed connection is [`TransportError::StreamBroken`],
-/// described by `broken`.
+/// complete or the stream ends. Each event's data is read as the provider's typed event; a
+/// failed connection is [`TransportErrorKind::StreamBroken`], its error (as `broken` gives
+/// it) kept as the source.
 pub(super) async fn read_stream<A, S>(
-    provider: &'static str,
+    provider: Provider,
     mut events: S,
     meter: &Meter,
     first: Option<Sse>,
     mut assembler: A,
     sink: &ModelStream,
-    broken: impl Fn(Box<dyn std::error::Error + Send + Sync>) -> String,
-) -> Result<Value, TransportError>
+    broken: impl Fn(
+        Box<dyn std::error::Error + Send + Sync>,
+    ) -> Box<dyn std::error::Error + Send + Sync>,
+) -> Result<A::Answer, TransportError>
 where
     A: Assemble,
     S: Stream<Item = Result<Sse, sse_stream::Error>> + Unpin,
 {
-    let malformed = |message: String| TransportError::Stream { provider, message };
     let mut complete = false;
     let mut number = 0;
     let mut next = first;
@@ -249,38 +260,37 @@ where
             None => match next_event(provider, &mut events, meter, number).await {
                 Some(Ok(e)) => e,
                 Some(Err(Unread::Source(source))) => {
-                    return Err(TransportError::StreamBroken {
+                    return Err(TransportError::new(
                         provider,
-                        events: number,
-                        message: broken(source),
-                    })
+                        TransportErrorKind::StreamBroken { events: number },
+                    )
+                    .with_boxed_source(broken(source)))
                 }
                 Some(Err(Unread::Malformed(error))) => return Err(error),
                 None => break,
             },
         };
         number += 1;
-        let event = SseEvent {
-            event: event.event.filter(|e| !e.is_empty() && e != "message"),
-            data: event.data.unwrap_or_default(),
-            number,
-        };
-        if event.data.trim() == "[DONE]" {
-            complete = assembler.event(&event, Value::Null, sink)?;
+        let data = event.data.unwrap_or_default();
+        if data.trim() == "[DONE]" {
+            complete = assembler.done(sink)?;
             continue;
         }
-        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
-            malformed(format!(
-                "event {}{} holds data that is not JSON ({e})",
-                event.number,
-                event
-                    .event
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
-            ))
+        let typed = serde_json::from_str::<A::Event>(&data).map_err(|e| {
+            let name = event
+                .event
+                .as_deref()
+                .filter(|e| !e.is_empty() && *e != "message")
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            let message = if e.is_data() {
+                format!("event {number}{name} is not in the documented shape: {e}")
+            } else {
+                format!("event {number}{name} holds data that is not JSON ({e})")
+            };
+            TransportError::malformed(provider, message).with_source(e)
         })?;
-        complete = assembler.event(&event, data, sink)?;
+        complete = assembler.event(typed, number, sink)?;
     }
     assembler.finish(complete)
 }
@@ -288,11 +298,11 @@ where
 /// Assembles an event stream already received, in the pieces it arrived in, as a call
 /// streaming to no sink would: the same limits, the same errors.
 pub(crate) fn decode_stream<'a, A: Assemble>(
-    provider: &'static str,
+    provider: Provider,
     limits: Limits,
     chunks: impl IntoIterator<Item = &'a [u8]>,
     assembler: A,
-) -> Result<Value, TransportError> {
+) -> Result<A::Answer, TransportError> {
     let sink = ModelStream {
         stream: crate::model::stream::Stream::new(Arc::new(|_| Ok(()))),
     };
@@ -305,7 +315,7 @@ pub(crate) fn decode_stream<'a, A: Assemble>(
         None,
         assembler,
         &sink,
-        |source| source.to_string(),
+        |source| source,
     ))
 }
 
@@ -318,18 +328,21 @@ mod tests {
     struct Count(usize);
 
     impl Assemble for Count {
+        type Event = serde::de::IgnoredAny;
+        type Answer = usize;
+
         fn event(
             &mut self,
-            _: &SseEvent,
-            _: Value,
+            _: serde::de::IgnoredAny,
+            _: usize,
             _: &ModelStream,
         ) -> Result<bool, TransportError> {
             self.0 += 1;
             Ok(false)
         }
 
-        fn finish(self, _: bool) -> Result<Value, TransportError> {
-            Ok(Value::from(self.0))
+        fn finish(self, _: bool) -> Result<usize, TransportError> {
+            Ok(self.0)
         }
     }
 
@@ -341,40 +354,38 @@ mod tests {
         let stream = "event: a\ndata: {}\n\nevent: b\r\ndata: {}\r\n\r\ndata: {}\r\rbogus\n\n";
         for size in [stream.len(), 5, 1] {
             let decoded = decode_stream(
-                "test",
+                Provider::Claude,
                 Limits::default(),
                 stream.as_bytes().chunks(size),
                 Count::default(),
             );
             assert_eq!(
                 decoded,
-                Err(TransportError::Stream {
-                    provider: "test",
-                    message: "event 4: invalid line".into()
-                }),
+                Err(TransportError::malformed(
+                    Provider::Claude,
+                    "event 4: invalid line"
+                )),
                 "in pieces of {size}"
             );
         }
         let clean = "data: 1\n\ndata: 2\r\n\r\ndata: 3\r\r";
         for size in [clean.len(), 2, 1] {
             let decoded = decode_stream(
-                "test",
+                Provider::Claude,
                 Limits::default(),
                 clean.as_bytes().chunks(size),
                 Count::default(),
             );
-            assert_eq!(decoded, Ok(Value::from(3)), "in pieces of {size}");
+            assert_eq!(decoded, Ok(3), "in pieces of {size}");
         }
     }
 
-    /// Feeds every assembler compiled in a list of hostile events: each must answer with a
-    /// value or an error, never panic.
+    /// Feeds every transport compiled in streams of hostile events (each shape under each
+    /// event type, alone and followed by each other shape): each must answer with a response
+    /// or an error, never panic.
     #[test]
     fn hostile_stream_events_are_errors_not_panics() {
-        use serde_json::json;
-        let sink = ModelStream {
-            stream: crate::model::stream::Stream::new(Arc::new(|_| Ok(()))),
-        };
+        use serde_json::{json, Value};
         let shapes = [
             json!(null),
             json!(5),
@@ -404,31 +415,39 @@ mod tests {
             "response.completed",
             "error",
         ];
-        fn drive<A: Assemble + Default>(shapes: &[Value], kinds: &[&str], sink: &ModelStream) {
-            for kind in kinds {
-                let mut assembler = A::default();
-                for (n, data) in shapes.iter().enumerate() {
-                    let mut data = data.clone();
-                    if let Some(m) = data.as_object_mut() {
-                        m.insert("type".into(), Value::String((*kind).to_owned()));
+        let event = |kind: &str, data: &Value| {
+            let mut data = data.clone();
+            if let Some(m) = data.as_object_mut() {
+                m.insert("type".into(), Value::String(kind.to_owned()));
+            }
+            format!("event: {kind}\ndata: {data}\n\n")
+        };
+        let mut streams = Vec::new();
+        for kind in kinds {
+            for (n, first) in shapes.iter().enumerate() {
+                streams.push(event(kind, first));
+                for second in &shapes[n..] {
+                    for other in kinds {
+                        streams.push(event(kind, first) + &event(other, second));
                     }
-                    let event = SseEvent {
-                        event: Some((*kind).to_owned()),
-                        data: data.to_string(),
-                        number: n + 1,
-                    };
-                    let _ = assembler.event(&event, data, sink);
                 }
-                let _ = assembler.finish(true);
+            }
+        }
+        fn drive<A: crate::transport::Api>(
+            transport: crate::transport::Transport<A>,
+            streams: &[String],
+        ) {
+            for stream in streams {
+                let _ = transport.decode_stream([stream.as_bytes()]);
             }
         }
         #[cfg(feature = "claude")]
-        drive::<crate::transport::claude::Assembler>(&shapes, &kinds, &sink);
+        drive(crate::transport::Claude::new("m"), &streams);
         #[cfg(feature = "gemini")]
-        drive::<crate::transport::gemini::Assembler>(&shapes, &kinds, &sink);
+        drive(crate::transport::Gemini::new("m"), &streams);
         #[cfg(feature = "openai-chat")]
-        drive::<crate::transport::openai_chat::Assembler>(&shapes, &kinds, &sink);
+        drive(crate::transport::OpenAiChat::new("m"), &streams);
         #[cfg(feature = "openai-responses")]
-        drive::<crate::transport::openai_responses::Assembler>(&shapes, &kinds, &sink);
+        drive(crate::transport::OpenAiResponses::new("m"), &streams);
     }
 }

@@ -1,5 +1,7 @@
 //! Anthropic Messages: the tool definition and the `tool_use` block.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
@@ -8,29 +10,29 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-/// `{"name","description","input_schema":P}`, plus `"strict": true` (and `P` rewritten for
-/// Anthropic's strict mode) when strict mode is asked for.
+/// Anthropic's tool definition: `{"name","description","input_schema":P}`, plus
+/// `"strict": true` (and `P` rewritten for Anthropic's strict mode) when strict mode is asked
+/// for.
+#[derive(serde::Serialize)]
+struct Definition<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: Cow<'a, Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+}
+
+/// The definition's JSON.
 pub(crate) fn definition(
     input: &crate::schema::DefinitionInput<'_>,
 ) -> Result<Value, crate::options::BuildError> {
-    let input_schema = if input.strict {
-        crate::schema::strict::anthropic(input.parameters).map_err(|reason| {
-            crate::options::BuildError::NotStrict {
-                provider: super::Provider::Claude,
-                reason,
-            }
-        })?
-    } else {
-        input.parameters.clone()
-    };
-    let mut definition = serde_json::Map::new();
-    definition.insert("name".into(), input.name.into());
-    definition.insert("description".into(), input.description.into());
-    definition.insert("input_schema".into(), input_schema);
-    if input.strict {
-        definition.insert("strict".into(), Value::Bool(true));
-    }
-    Ok(Value::Object(definition))
+    crate::schema::definition_json(&Definition {
+        name: input.name,
+        description: input.description,
+        input_schema: input
+            .parameters_for(super::Provider::Claude, crate::schema::strict::anthropic)?,
+        strict: input.strict,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,27 +8,38 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-/// `{"name","description","parameters":G}` with `G` in the legacy OpenAPI 3.0 subset, or
-/// `{"name","description","parametersJsonSchema":P}`. Gemini has no strict mode: a strict
-/// tool's declaration is the ordinary one.
+/// Gemini's function declaration: `{"name","description","parameters":G}` with `G` in the
+/// legacy OpenAPI 3.0 subset, or `{"name","description","parametersJsonSchema":P}`. Gemini has
+/// no strict mode: a strict tool's declaration is the ordinary one.
+#[derive(serde::Serialize)]
+struct Declaration<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<Value>,
+    #[serde(
+        rename = "parametersJsonSchema",
+        skip_serializing_if = "Option::is_none"
+    )]
+    parameters_json_schema: Option<&'a Value>,
+}
+
+/// The declaration's JSON.
 pub(crate) fn definition(
     input: &crate::schema::DefinitionInput<'_>,
 ) -> Result<Value, crate::options::BuildError> {
-    let mut definition = serde_json::Map::new();
-    definition.insert("name".into(), input.name.into());
-    definition.insert("description".into(), input.description.into());
-    match input.gemini_schema {
+    let (parameters, parameters_json_schema) = match input.gemini_schema {
         crate::options::GeminiSchema::Legacy => {
-            definition.insert(
-                "parameters".into(),
-                crate::schema::gemini::legacy(input.parameters)?,
-            );
+            (Some(crate::schema::gemini::legacy(input.parameters)?), None)
         }
-        crate::options::GeminiSchema::JsonSchema => {
-            definition.insert("parametersJsonSchema".into(), input.parameters.clone());
-        }
-    }
-    Ok(Value::Object(definition))
+        crate::options::GeminiSchema::JsonSchema => (None, Some(input.parameters)),
+    };
+    crate::schema::definition_json(&Declaration {
+        name: input.name,
+        description: input.description,
+        parameters,
+        parameters_json_schema,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 //! OpenAI Chat Completions: the function tool and the tool call.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
@@ -8,33 +10,41 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-/// `{"type":"function","function":{"name","description","parameters":P}}`; strict mode adds
-/// `"strict": true` inside `function` and rewrites `P` for OpenAI's strict mode. Without strict
-/// mode the key is left out (Chat Completions reads that as non-strict).
+/// Chat Completions' function tool: `{"type":"function","function":{"name","description",
+/// "parameters":P}}`; strict mode adds `"strict": true` inside `function` and rewrites `P` for
+/// OpenAI's strict mode. Without strict mode the key is left out (Chat Completions reads that
+/// as non-strict).
+#[derive(serde::Serialize)]
+struct Definition<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+/// The function a Chat Completions tool declares.
+#[derive(serde::Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: Cow<'a, Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
+}
+
+/// The definition's JSON.
 pub(crate) fn definition(
     input: &crate::schema::DefinitionInput<'_>,
 ) -> Result<Value, crate::options::BuildError> {
-    let parameters = if input.strict {
-        crate::schema::strict::openai(input.parameters).map_err(|reason| {
-            crate::options::BuildError::NotStrict {
-                provider: super::Provider::OpenAiChat,
-                reason,
-            }
-        })?
-    } else {
-        input.parameters.clone()
-    };
-    let mut function = serde_json::Map::new();
-    function.insert("name".into(), input.name.into());
-    function.insert("description".into(), input.description.into());
-    function.insert("parameters".into(), parameters);
-    if input.strict {
-        function.insert("strict".into(), Value::Bool(true));
-    }
-    let mut definition = serde_json::Map::new();
-    definition.insert("type".into(), "function".into());
-    definition.insert("function".into(), Value::Object(function));
-    Ok(Value::Object(definition))
+    crate::schema::definition_json(&Definition {
+        kind: "function",
+        function: Function {
+            name: input.name,
+            description: input.description,
+            parameters: input
+                .parameters_for(super::Provider::OpenAiChat, crate::schema::strict::openai)?,
+            strict: input.strict,
+        },
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 //! OpenAI Responses: the function tool and the `function_call` item.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
@@ -8,29 +10,34 @@ use super::{Call, CallShapeError};
 // Definition
 // ---------------------------------------------------------------------------------------------
 
-/// `{"type":"function","name","description","parameters":P,"strict":false}`: `strict` is always
-/// explicit, because the Responses API reads an omitted `strict` as strict. Strict mode sets it
-/// to `true` and rewrites `P` for OpenAI's strict mode.
+/// The Responses API's function tool:
+/// `{"type":"function","name","description","parameters":P,"strict":false}`. `strict` is
+/// always explicit, because the Responses API reads an omitted `strict` as strict. Strict mode
+/// sets it to `true` and rewrites `P` for OpenAI's strict mode.
+#[derive(serde::Serialize)]
+struct Definition<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    parameters: Cow<'a, Value>,
+    strict: bool,
+}
+
+/// The definition's JSON.
 pub(crate) fn definition(
     input: &crate::schema::DefinitionInput<'_>,
 ) -> Result<Value, crate::options::BuildError> {
-    let parameters = if input.strict {
-        crate::schema::strict::openai(input.parameters).map_err(|reason| {
-            crate::options::BuildError::NotStrict {
-                provider: super::Provider::OpenAiResponses,
-                reason,
-            }
-        })?
-    } else {
-        input.parameters.clone()
-    };
-    let mut definition = serde_json::Map::new();
-    definition.insert("type".into(), "function".into());
-    definition.insert("name".into(), input.name.into());
-    definition.insert("description".into(), input.description.into());
-    definition.insert("parameters".into(), parameters);
-    definition.insert("strict".into(), Value::Bool(input.strict));
-    Ok(Value::Object(definition))
+    crate::schema::definition_json(&Definition {
+        kind: "function",
+        name: input.name,
+        description: input.description,
+        parameters: input.parameters_for(
+            super::Provider::OpenAiResponses,
+            crate::schema::strict::openai,
+        )?,
+        strict: input.strict,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -222,6 +222,30 @@ pub(crate) struct DefinitionInput<'a> {
     pub(crate) gemini_schema: crate::options::GeminiSchema,
 }
 
+impl<'a> DefinitionInput<'a> {
+    /// The parameters object as `provider` receives it: `P` as it is, or, when strict mode is
+    /// asked for, rewritten into the provider's strict dialect by `strict`; a schema the
+    /// dialect cannot hold is [`BuildError::NotStrict`] for that provider.
+    pub(crate) fn parameters_for(
+        &self,
+        provider: crate::Provider,
+        strict: fn(&Value) -> Result<Value, String>,
+    ) -> Result<std::borrow::Cow<'a, Value>, BuildError> {
+        if !self.strict {
+            return Ok(std::borrow::Cow::Borrowed(self.parameters));
+        }
+        strict(self.parameters)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|reason| BuildError::NotStrict { provider, reason })
+    }
+}
+
+/// A provider's typed definition as the JSON it sends. Serializing a definition cannot fail
+/// (every member is a string, a flag or a JSON value); were it to, the error is the schema's.
+pub(crate) fn definition_json(definition: &impl serde::Serialize) -> Result<Value, BuildError> {
+    serde_json::to_value(definition).map_err(|e| BuildError::InvalidSchema(e.to_string()))
+}
+
 /// How the parameters are laid out: the payload parameter's name, whether the reasoning
 /// parameter is left out, and whether the payload's properties are parameters of their own.
 #[derive(Clone, Copy, Debug)]
