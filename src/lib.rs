@@ -70,7 +70,7 @@ pub use submit_core::{
     MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery,
     RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat, UnknownProvider,
 };
-pub use submit_core::{Call, CallRecord, CallShapeError, StopReason, Trace};
+pub use submit_core::{Call, CallRecord, CallShapeError, Incoming, StopReason, Trace};
 
 /// Derives [`SubmitResult`](trait@SubmitResult) from `#[submit_result(...)]` on a response type.
 ///

@@ -86,7 +86,7 @@ impl<R: DeserializeOwned> TerminalTool<R> for StandIn {
         self.schema.clone()
     }
 
-    fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<R> {
+    fn verdict(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<R> {
         let decoded;
         let input = match arguments {
             Arguments::Value(value) => value,

@@ -27,8 +27,8 @@ use submit_result::agent::{
     tool::ToolDefinition,
 };
 use submit_result::{
-    Arguments, ErrorClass, Options, Outcome, ParameterCause, Provider, RecoveryKind, StopReason,
-    SubmitTool,
+    Arguments, ErrorClass, Incoming, Options, Outcome, ParameterCause, Provider, RecoveryKind,
+    StopReason, SubmitTool,
 };
 
 #[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -330,8 +330,8 @@ impl TerminalTool<Summary> for Recorder {
         TerminalTool::payload_schema(&self.tool)
     }
 
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Summary> {
-        let outcome = TerminalTool::handle(&self.tool, arguments, end);
+    fn verdict(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Summary> {
+        let outcome = TerminalTool::verdict(&self.tool, arguments, end);
         self.outcomes
             .lock()
             .unwrap()
@@ -367,11 +367,13 @@ fn parser_verdict(provider: Provider, call: &Call, form: Form, stop: StopReason)
     let outcome = match (provider, form) {
         (Provider::Claude, Form::Stream(_)) => {
             let text = text_of(&call.arguments);
-            tool.handle_arguments_in_turn(Arguments::Text(&text), stop)
+            let incoming = Incoming::arguments(None, Arguments::Text(&text)).stop(stop);
+            tool.receive(incoming).unwrap().unwrap()
         }
         _ => {
             let native = &native_calls(provider, std::slice::from_ref(call))[0];
-            tool.handle_in_turn(provider, native, stop)
+            let incoming = Incoming::call(provider, native).stop(stop);
+            tool.receive(incoming).unwrap().unwrap()
         }
     };
     serde_json::to_value(outcome).unwrap()
@@ -882,8 +884,8 @@ fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelRespon
         fn payload_schema(&self) -> Value {
             TerminalTool::payload_schema(&self.0)
         }
-        fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Value> {
-            let outcome = TerminalTool::handle(&self.0, arguments, end);
+        fn verdict(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<Value> {
+            let outcome = TerminalTool::verdict(&self.0, arguments, end);
             self.1
                 .lock()
                 .unwrap()

@@ -52,6 +52,7 @@ mod loop_verdict;
 mod options;
 mod parse;
 mod quickstart;
+mod receive;
 mod rig;
 mod tag;
 mod trace;

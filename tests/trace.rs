@@ -23,17 +23,20 @@ fn chat(arguments: serde_json::Value) -> serde_json::Value {
 fn every_rejection_is_one_recoverable_record() {
     let mut trace = Trace::new();
     let tool = tool();
-    tool.handle_traced(
+    traced(
+        &tool,
         Provider::OpenAiChat,
         &chat(json!({"analysis": {"summary": "s"}})),
         &mut trace,
     );
-    tool.handle_traced(
+    traced(
+        &tool,
         Provider::OpenAiChat,
         &chat(json!({"reasoning": "r", "analysis": {"summary": 1}})),
         &mut trace,
     );
-    tool.handle_traced(
+    traced(
+        &tool,
         Provider::OpenAiChat,
         &chat(json!({"reasoning": "r", "analysis": {"summary": "s"}})),
         &mut trace,
@@ -56,7 +59,8 @@ fn every_rejection_is_one_recoverable_record() {
 #[test]
 fn trace_serializes_class_and_cause_as_values() {
     let mut trace = Trace::new();
-    tool().handle_traced(
+    traced(
+        &tool(),
         Provider::OpenAiChat,
         &chat(json!({"reasoning": "r", "analysis": "not a json object"})),
         &mut trace,
@@ -78,7 +82,8 @@ fn echo_is_bounded_and_never_sent_to_the_model() {
         "a".repeat(512)
     );
     let mut trace = Trace::new();
-    let outcome = tool().handle_traced(
+    let outcome = traced(
+        &tool(),
         Provider::OpenAiChat,
         &chat(json!({"reasoning": "r", "analysis": payload})),
         &mut trace,
@@ -97,7 +102,8 @@ fn echo_is_bounded_and_never_sent_to_the_model() {
 #[test]
 fn echo_escapes_control_characters() {
     let mut trace = Trace::new();
-    tool().handle_traced(
+    traced(
+        &tool(),
         Provider::OpenAiChat,
         &chat(json!({"reasoning": "r", "analysis": "\u{1b}[2J\u{7}"})),
         &mut trace,
@@ -105,4 +111,17 @@ fn echo_escapes_control_characters() {
     let record = trace.calls()[0].error.clone().unwrap();
     assert!(record.ends_with("(analysis arrived as a 5-byte string: \"\\u{1b}[2J\\u{7}\")"));
     assert!(!record.contains('\u{1b}'));
+}
+
+/// `handle`, a rejection recorded in `trace` under the call's id.
+fn traced(
+    tool: &SubmitTool<Analysis>,
+    provider: Provider,
+    call: &serde_json::Value,
+    trace: &mut Trace,
+) -> submit_result::Outcome<Analysis> {
+    let outcome = tool.handle(provider, call);
+    let id = provider.read_call(call).unwrap().id;
+    trace.record(id, tool.name(), &outcome);
+    outcome
 }

@@ -19,8 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 use submit_core::{
-    BuildError as CoreBuildError, Metadata, MetadataErrors, Options, Outcome, Provider, Recovery,
-    StopReason, SubmitTool as CoreTool, PARALLEL_WRAPPER,
+    BuildError as CoreBuildError, Incoming, Metadata, MetadataErrors, Options, Outcome, Provider,
+    Recovery, StopReason, SubmitTool as CoreTool,
 };
 
 create_exception!(
@@ -174,17 +174,11 @@ fn calls_taken(provider: Provider) -> &'static str {
 /// taken as it is: whatever it holds, the parser judges it, as it judges a call read from a
 /// log. A provider SDK's object (a Pydantic model: Anthropic's `ToolUseBlock`, OpenAI's Chat
 /// tool call and Responses `ResponseFunctionToolCall`, google-genai's `FunctionCall` or
-/// `Part`) is dumped as the SDK would send it (`model_dump(mode="json", by_alias=True)`) and
-/// must be a call in the provider's shape: a whole message or response, a text block, or any
-/// other object is the caller's mistake, a `TypeError` saying what is taken.
-fn call_value(provider: Provider, call: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let not_a_call = |why: &str| {
-        PyTypeError::new_err(format!(
-            "handle takes a call in the {provider} shape: {}; got {}{why}",
-            calls_taken(provider),
-            type_name(call)
-        ))
-    };
+/// `Part`) is dumped as the SDK would send it (`model_dump(mode="json", by_alias=True)`), and
+/// must be a call in the provider's shape, which the door checks: a whole message or response,
+/// a text block, or any other object is the caller's mistake, a `TypeError` saying what is
+/// taken.
+fn call_value(provider: Provider, call: &Bound<'_, PyAny>) -> PyResult<Given> {
     let is_json = call.is_none()
         || call.is_instance_of::<PyDict>()
         || call.is_instance_of::<PyList>()
@@ -194,20 +188,35 @@ fn call_value(provider: Provider, call: &Bound<'_, PyAny>) -> PyResult<Value> {
         || call.is_instance_of::<PyInt>()
         || call.is_instance_of::<PyFloat>();
     if is_json {
-        return to_json(call, "call");
+        return Ok(Given::Json(to_json(call, "call")?));
     }
     if !call.hasattr("model_dump")? {
-        return Err(not_a_call(""));
+        return Err(not_a_call(provider, call, ""));
     }
     let py = call.py();
     let options = PyDict::new(py);
     options.set_item("mode", "json")?;
     options.set_item("by_alias", true)?;
-    let value = to_json(&call.call_method("model_dump", (), Some(&options))?, "call")?;
-    match provider.read_call(&value) {
-        Ok(_) => Ok(value),
-        Err(shape) => Err(not_a_call(&format!(", which is no call: {}", shape.reason))),
-    }
+    let dumped = call.call_method("model_dump", (), Some(&options))?;
+    Ok(Given::Sdk(to_json(&dumped, "call")?))
+}
+
+/// A call as `handle` was given it, as JSON.
+enum Given {
+    /// JSON data: the parser judges whatever it holds.
+    Json(Value),
+    /// A provider SDK's object: it must be a call in the provider's shape.
+    Sdk(Value),
+}
+
+/// The `TypeError` of an object given as a call of `provider` that is none (`why` says what
+/// is wrong with its shape, when it has one).
+fn not_a_call(provider: Provider, call: &Bound<'_, PyAny>, why: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "handle takes a call in the {provider} shape: {}; got {}{why}",
+        calls_taken(provider),
+        type_name(call)
+    ))
 }
 
 /// JSON as the Python value of the same shape (objects as dicts in their order, arrays as
@@ -445,19 +454,18 @@ fn field_names(fields: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 }
 
 impl SubmitTool {
-    /// Handles a call in `provider`'s shape. A `multi_tool_use.parallel` call: its one entry of
-    /// the tool is handled as that call; none when no entry names the tool.
+    /// Handles a call in `provider`'s shape through the core's door. A `multi_tool_use.parallel`
+    /// call: its one entry of the tool is handled as that call; none when no entry names the
+    /// tool. A call not in the shape is rejected as `handle` rejects it.
     fn dispatch(
         &self,
         provider: Provider,
         call: &Value,
         end: StopReason,
     ) -> Option<Outcome<Value>> {
-        match provider.read_call(call) {
-            Ok(read) if read.name == Some(PARALLEL_WRAPPER) => {
-                self.tool.handle_parallel(read.arguments, end)
-            }
-            _ => Some(self.tool.handle_in_turn(provider, call, end)),
+        match self.tool.receive(Incoming::call(provider, call).stop(end)) {
+            Ok(found) => found,
+            Err(_) => Some(self.tool.handle(provider, call)),
         }
     }
 
@@ -718,9 +726,22 @@ impl SubmitTool {
         finish_reason: Option<&str>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let provider = self::provider(provider)?;
-        let call = call_value(provider, call)?;
         let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-        let outcome = py.detach(|| self.dispatch(provider, &call, end));
+        let outcome = match call_value(provider, call)? {
+            Given::Json(value) => py.detach(|| self.dispatch(provider, &value, end)),
+            Given::Sdk(value) => {
+                match py.detach(|| {
+                    self.tool
+                        .receive(Incoming::call(provider, &value).stop(end))
+                }) {
+                    Ok(found) => found,
+                    Err(shape) => {
+                        let why = format!(", which is no call: {}", shape.reason);
+                        return Err(not_a_call(provider, call, &why));
+                    }
+                }
+            }
+        };
         outcome.map(|outcome| self.outcome(py, outcome)).transpose()
     }
 
@@ -771,9 +792,18 @@ impl SubmitTool {
         let rows: Vec<(Option<&str>, Option<&str>)> = texts.into_iter().zip(reasons).collect();
         let outcome = |(text, reason): &(Option<&str>, Option<&str>)| {
             let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-            text.and_then(|text| match batch::call_of(text) {
-                Ok(call) => self.dispatch(provider, &call, end),
-                Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+            text.and_then(|text| {
+                // The call read from its own bytes, in place.
+                let incoming = Incoming::call_json(provider, text.as_bytes()).stop(end);
+                match self.tool.receive(incoming) {
+                    Ok(found) => found,
+                    // Not a call in the shape, or no JSON at all: the verdict `handle` gives
+                    // the row's JSON value, or the rejection of text that is none.
+                    Err(_) => match batch::call_of(text) {
+                        Ok(call) => self.dispatch(provider, &call, end),
+                        Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+                    },
+                }
             })
         };
         let array = match &self.model {

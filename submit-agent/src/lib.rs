@@ -140,7 +140,7 @@ mod tests {
         fn payload_schema(&self) -> serde_json::Value {
             serde_json::json!({"type": "object"})
         }
-        fn handle(
+        fn verdict(
             &self,
             _arguments: submit_core::Arguments<'_>,
             _end: submit_core::StopReason,

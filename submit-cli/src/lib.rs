@@ -47,8 +47,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use serde::de::IgnoredAny;
 use serde_json::Value;
-use submit_core::{Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
+use submit_core::{Incoming, Options, Provider, StopReason, SubmitTool};
 
 use crate::args::{Cli, Command, Common, DefinitionArgs, McpArgs, ParseArgs, TriageArgs};
 use crate::error::{clap_one_line, CliError};
@@ -188,21 +189,18 @@ fn parse(args: &ParseArgs) -> Result<(), CliError> {
             None => print_json(&serde_json::json!({"accepted": false, "found": false})),
         };
     }
-    let call: Value = serde_json::from_slice(&text).map_err(|source| CliError::NotJson {
+    serde_json::from_slice::<IgnoredAny>(&text).map_err(|source| CliError::NotJson {
         what: "call",
         path: path.map(Path::to_path_buf),
         source,
     })?;
-    let read = provider.read_call(&call).map_err(CliError::CallShape)?;
-    // A `multi_tool_use.parallel` call: its one entry of the tool is handled as that call.
-    if read.name == Some(PARALLEL_WRAPPER) {
-        return match tool.handle_parallel(read.arguments, end(provider)) {
-            Some(outcome) => print_json(&OutcomeView::new(&outcome, None)),
-            None => print_json(&serde_json::json!({"accepted": false, "found": false})),
-        };
+    // The call's own bytes: an `input`/`args` object is read as the text it arrived as.
+    let incoming = Incoming::call_json(provider, &text).stop(end(provider));
+    match tool.receive(incoming).map_err(CliError::CallShape)? {
+        Some(outcome) => print_json(&OutcomeView::new(&outcome, None)),
+        // A `multi_tool_use.parallel` call with no entry of the tool.
+        None => print_json(&serde_json::json!({"accepted": false, "found": false})),
     }
-    let outcome = tool.handle_in_turn(provider, &call, end(provider));
-    print_json(&OutcomeView::new(&outcome, None))
 }
 
 fn triage(args: &TriageArgs) -> Result<(), CliError> {

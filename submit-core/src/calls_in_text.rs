@@ -1,13 +1,14 @@
 //! Calls found where the model did not make them as calls: written as text in its visible
-//! turn, in a chat template's own tool-call syntax, or as an entry of an invented
-//! `multi_tool_use.parallel` call.
+//! turn, in a chat template's own tool-call syntax. (An entry of an invented
+//! `multi_tool_use.parallel` call is read by the door, `receive.rs`.)
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
-use crate::error::{ParameterCause, SubmitError};
-use crate::outcome::{Outcome, Recovery, RecoveryKind};
-use crate::parse::parallel::{parallel_entries, NOT_A_TOOL};
+#[cfg(doc)]
+use crate::error::ParameterCause;
+#[cfg(doc)]
+use crate::outcome::RecoveryKind;
+use crate::outcome::{Outcome, Recovery};
 use crate::parse::{text, Arguments};
 use crate::stop::{self, StopReason};
 use crate::tool::SubmitTool;
@@ -70,110 +71,5 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             }
             Err(error) => self.reject(error),
         })
-    }
-
-    /// Handles the parameters of a `multi_tool_use.parallel` entry naming this tool (see
-    /// [`parallel_entries`](crate::parallel_entries)), recording
-    /// [`RecoveryKind::ParallelWrapper`] first.
-    ///
-    /// Pass [`StopReason::OutputLimit`] only for the wrapper's last entry of a turn that
-    /// stopped at the output-token limit: that entry may be cut off, the ones before it are
-    /// complete.
-    ///
-    /// ```
-    /// # extern crate submit_core as submit_result;
-    /// # fn main() -> Result<(), submit_result::BuildError> {
-    /// use serde_json::json;
-    /// use submit_result::{parallel_entries, Arguments, Options, RecoveryKind, StopReason, SubmitTool};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Answer {
-    ///     text: String,
-    /// }
-    ///
-    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
-    /// let wrapper = json!({"tool_uses": [{"recipient_name": "functions.submit_result",
-    ///     "parameters": {"reasoning": "checked", "result": {"text": "42"}}}]});
-    /// let entries = parallel_entries(Arguments::Value(&wrapper)).unwrap();
-    /// let outcome = tool.handle_parallel_entry(&entries[0].parameters, StopReason::Complete);
-    /// let accepted = outcome.accepted().unwrap();
-    /// assert_eq!(accepted.response.text, "42");
-    /// assert_eq!(accepted.recoveries[0].kind, RecoveryKind::ParallelWrapper);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn handle_parallel_entry(&self, parameters: &Value, stop: StopReason) -> Outcome<R> {
-        let arguments = Arguments::Value(parameters);
-        if stop == StopReason::OutputLimit {
-            return self.reject(stop::truncated(self.name(), arguments));
-        }
-        let recorded = Recovery::new(RecoveryKind::ParallelWrapper);
-        match self
-            .parser()
-            .parse(arguments, Some(recorded), self.from_value)
-        {
-            Ok(accepted) => Outcome::Accepted(accepted),
-            Err(error) => self.reject(error),
-        }
-    }
-
-    /// Handles a whole `multi_tool_use.parallel` call for this tool, as a reader that runs no
-    /// other tool does (the command line's `parse`): its one entry naming this tool is handled
-    /// as that call ([`SubmitTool::handle_parallel_entry`]); `None` when no entry names it.
-    /// Two or more entries naming it, or an entry not of the wrapper's shape, decline the
-    /// wrapper as a whole (cause [`ParameterCause::UndecodableArguments`], message
-    /// `multi_tool_use.parallel is not a tool; call each tool directly`). Under
-    /// [`StopReason::OutputLimit`] the entry is cut only when it is the wrapper's last.
-    ///
-    /// ```
-    /// # extern crate submit_core as submit_result;
-    /// # fn main() -> Result<(), submit_result::BuildError> {
-    /// use serde_json::json;
-    /// use submit_result::{Arguments, Options, StopReason, SubmitTool};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Answer {
-    ///     text: String,
-    /// }
-    ///
-    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
-    /// let wrapper = json!({"tool_uses": [
-    ///     {"recipient_name": "functions.search", "parameters": {"q": "42"}},
-    ///     {"recipient_name": "functions.submit_result",
-    ///      "parameters": {"reasoning": "checked", "result": {"text": "42"}}}]});
-    /// let outcome = tool.handle_parallel(Arguments::Value(&wrapper), StopReason::Complete);
-    /// assert_eq!(outcome.unwrap().accepted().unwrap().response.text, "42");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn handle_parallel(
-        &self,
-        arguments: Arguments<'_>,
-        stop: StopReason,
-    ) -> Option<Outcome<R>> {
-        let declined = |message: String| {
-            self.reject(SubmitError::parameter(
-                ParameterCause::UndecodableArguments,
-                message,
-            ))
-        };
-        let entries = match parallel_entries(arguments) {
-            Ok(entries) => entries,
-            Err(message) => return Some(declined(message)),
-        };
-        let mut of_tool = entries
-            .iter()
-            .enumerate()
-            .filter(|(_, entry)| entry.name == self.name());
-        let (at, entry) = of_tool.next()?;
-        if of_tool.next().is_some() {
-            return Some(declined(NOT_A_TOOL.to_owned()));
-        }
-        let stop = if at + 1 == entries.len() {
-            stop
-        } else {
-            StopReason::Complete
-        };
-        Some(self.handle_parallel_entry(&entry.parameters, stop))
     }
 }

@@ -32,6 +32,7 @@ mod options;
 mod outcome;
 mod parse;
 mod provider;
+mod receive;
 pub mod rules;
 mod schema;
 mod stop;
@@ -49,6 +50,7 @@ pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextForma
 pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use parse::Arguments;
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
+pub use receive::Incoming;
 pub use stop::StopReason;
 pub use tool::SubmitTool;
 pub use trace::{CallRecord, Trace};

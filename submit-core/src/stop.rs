@@ -68,7 +68,23 @@ impl Provider {
 /// The rejection of a call cut off at the output-token limit: cause *truncated call*, naming
 /// how many bytes of arguments arrived.
 pub(crate) fn truncated(tool: &str, arguments: Arguments<'_>) -> SubmitError {
-    let bytes = argument_bytes(arguments);
+    truncated_after(tool, argument_bytes(arguments))
+}
+
+/// The rejection of a call cut off at the output-token limit whose arguments object arrived as
+/// JSON text: the bytes counted are those of its compact JSON, as for the same object as a
+/// value.
+pub(crate) fn truncated_object(tool: &str, text: &str) -> SubmitError {
+    let bytes = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) => argument_bytes(Arguments::Value(&value)),
+        // Valid JSON that no value holds (a number beyond `f64`): its text without the
+        // whitespace between tokens.
+        Err(_) => compact_text_bytes(text),
+    };
+    truncated_after(tool, bytes)
+}
+
+fn truncated_after(tool: &str, bytes: usize) -> SubmitError {
     SubmitError::parameter(
         ParameterCause::TruncatedCall,
         format!(
@@ -94,6 +110,28 @@ fn argument_bytes(arguments: Arguments<'_>) -> usize {
             counter.0
         }
     }
+}
+
+/// The length of JSON text without the whitespace between its tokens.
+fn compact_text_bytes(text: &str) -> usize {
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut count = 0usize;
+    for byte in text.bytes() {
+        if in_string {
+            count += 1;
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(byte, b' ' | b'\t' | b'\r' | b'\n') {
+            count += 1;
+            in_string = byte == b'"';
+        }
+    }
+    count
 }
 
 /// A writer that only counts the bytes written to it.

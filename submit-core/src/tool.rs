@@ -5,16 +5,18 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{ParameterCause, SubmitError};
+#[cfg(doc)]
+use crate::error::ParameterCause;
+use crate::error::SubmitError;
 use crate::metadata::{SubmitResult, REASONING};
 use crate::options::{BuildError, Options};
 use crate::outcome::{Outcome, Rejected};
 use crate::parse::{Arguments, Parser};
-use crate::provider::{Call, CallShapeError, Provider};
+use crate::provider::Provider;
+use crate::receive::{self, Incoming};
 use crate::schema;
 use crate::schema::property::Property;
-use crate::stop::{self, StopReason};
-use crate::trace::Trace;
+use crate::stop::StopReason;
 
 /// A terminal submit tool for the response type `R`.
 ///
@@ -157,12 +159,15 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     }
 
     /// Handles a call in `provider`'s native shape (a `tool_use` block, a `functionCall` part,
-    /// a Chat tool call, a Responses `function_call` item).
+    /// a Chat tool call, a Responses `function_call` item), as a complete call.
     ///
-    /// A call that is not in the provider's shape (see [`Provider::read_call`]) is rejected
-    /// like arguments that do not decode: cause
-    /// [`ParameterCause::UndecodableArguments`], message `failed to parse tool arguments: not
-    /// a <provider> tool call: <what is wrong>`. Never panics, whatever the input.
+    /// This is [`SubmitTool::receive`] for a call as a value, its answers all outcomes: a call
+    /// that is not in the provider's shape (see [`Provider::read_call`]) is rejected like
+    /// arguments that do not decode (cause [`ParameterCause::UndecodableArguments`], message
+    /// `failed to parse tool arguments: not a tool call in the <provider> shape: <what is
+    /// wrong>`), and so is a `multi_tool_use.parallel` wrapper without an entry naming this
+    /// tool. Where the turn's stop reason or the call's bytes are known, use
+    /// [`SubmitTool::receive`]. Never panics, whatever the input.
     ///
     /// ```
     /// # extern crate submit_core as submit_result;
@@ -190,46 +195,14 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle(&self, provider: Provider, call: &Value) -> Outcome<R> {
-        self.handle_read(provider.read_call(call), StopReason::Complete)
+        match self.receive(Incoming::call(provider, call)) {
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => self.reject(receive::no_entry()),
+            Err(shape) => self.reject(receive::not_a_call(&shape)),
+        }
     }
 
-    /// Handles a call like [`SubmitTool::handle`], knowing how the turn that carried it ended.
-    ///
-    /// The last call of a turn that stopped at the output-token limit
-    /// ([`StopReason::OutputLimit`], from [`Provider::stop_reason`]) is never accepted, whatever its
-    /// arguments parse to: it is rejected with cause [`ParameterCause::TruncatedCall`] and a
-    /// message asking for the complete result, shorter.
-    ///
-    /// ```
-    /// # extern crate submit_core as submit_result;
-    /// # fn main() -> Result<(), submit_result::BuildError> {
-    /// use serde_json::json;
-    /// use submit_result::{Options, Outcome, ParameterCause, Provider, SubmitTool};
-    ///
-    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// struct Answer {
-    ///     text: String,
-    /// }
-    ///
-    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
-    /// // Anthropic answers a call cut off at `max_tokens` with whatever input arrived.
-    /// let call = json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": {}});
-    /// let end = Provider::Claude.stop_reason("max_tokens");
-    /// let Outcome::Rejected(rejected) = tool.handle_in_turn(Provider::Claude, &call, end) else {
-    ///     panic!("accepted");
-    /// };
-    /// assert_eq!(rejected.error.cause(), Some(ParameterCause::TruncatedCall));
-    /// assert!(rejected.error.message().starts_with(
-    ///     "the submit_result call was cut off at the output-token limit after 2 bytes"
-    /// ));
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn handle_in_turn(&self, provider: Provider, call: &Value, end: StopReason) -> Outcome<R> {
-        self.handle_read(provider.read_call(call), end)
-    }
-
-    /// Handles a call's arguments directly.
+    /// Handles a call's arguments directly, as a complete call.
     ///
     /// ```
     /// # extern crate submit_core as submit_result;
@@ -251,44 +224,7 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn handle_arguments(&self, arguments: Arguments<'_>) -> Outcome<R> {
-        match self.parser().parse(arguments, None, self.from_value) {
-            Ok(accepted) => Outcome::Accepted(accepted),
-            Err(error) => self.reject(error),
-        }
-    }
-
-    /// Handles a call's arguments like [`SubmitTool::handle_arguments`], knowing how the turn
-    /// that carried the call ended (see [`SubmitTool::handle_in_turn`]).
-    pub fn handle_arguments_in_turn(
-        &self,
-        arguments: Arguments<'_>,
-        end: StopReason,
-    ) -> Outcome<R> {
-        match end {
-            StopReason::OutputLimit => self.reject(stop::truncated(self.name(), arguments)),
-            StopReason::Complete => self.handle_arguments(arguments),
-        }
-    }
-
-    /// Handles a call like [`SubmitTool::handle`] and records a rejection in `trace` (one
-    /// record, marked recoverable, carrying the call's id).
-    pub fn handle_traced(&self, provider: Provider, call: &Value, trace: &mut Trace) -> Outcome<R> {
-        let read = provider.read_call(call);
-        let id = read.as_ref().ok().and_then(|call| call.id);
-        let outcome = self.handle_read(read, StopReason::Complete);
-        trace.record(id, self.name(), &outcome);
-        outcome
-    }
-
-    /// A call read out of its provider's shape, or why it could not be.
-    fn handle_read(&self, read: Result<Call<'_>, CallShapeError>, end: StopReason) -> Outcome<R> {
-        match read {
-            Ok(call) => self.handle_arguments_in_turn(call.arguments, end),
-            Err(shape) => self.reject(SubmitError::parameter(
-                ParameterCause::UndecodableArguments,
-                format!("failed to parse tool arguments: {shape}"),
-            )),
-        }
+        self.verdict(arguments, StopReason::Complete)
     }
 
     /// What the parse steps read of the tool.

@@ -8,7 +8,7 @@ use crate::error::{ErrorClass, ParameterCause, SubmitError};
 use crate::outcome::Outcome;
 
 /// The trace of submit calls: one record per rejected submit (marked recoverable), filled by
-/// [`SubmitTool::handle_traced`](crate::SubmitTool::handle_traced).
+/// [`Trace::record`] with each outcome.
 ///
 /// It serializes to JSON for tools and displays as text for people; neither ever holds the
 /// reasoning, and a declined string appears only as its bounded, escaped echo.
@@ -22,7 +22,9 @@ use crate::outcome::Outcome;
 /// let call = json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result",
 ///                   "input": {"reasoning": "done"}});
 /// let mut trace = Trace::new();
-/// tool.handle_traced(Provider::Claude, &call, &mut trace);
+/// let outcome = tool.handle(Provider::Claude, &call);
+/// let id = Provider::Claude.read_call(&call).ok().and_then(|call| call.id);
+/// trace.record(id, tool.name(), &outcome);
 /// let record = &trace.calls()[0];
 /// assert!(record.recoverable);
 /// assert_eq!(record.id.as_deref(), Some("toolu_1"));
@@ -88,9 +90,30 @@ impl Trace {
         })
     }
 
-    /// Records an outcome: a rejection becomes one recoverable record; an accepted submit is
-    /// not recorded (the executor records it once it commits). Returns the new record.
-    pub(crate) fn record<R>(
+    /// Records an outcome of the tool named `tool` for the call `id`: a rejection becomes one
+    /// recoverable record; an accepted submit is not recorded (the executor records it once it
+    /// commits). Returns the new record.
+    ///
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use submit_result::{Arguments, Options, SubmitTool, Trace};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// let mut trace = Trace::new();
+    /// let outcome = tool.handle_arguments(Arguments::Text("{}"));
+    /// trace.record(Some("call_1"), tool.name(), &outcome);
+    /// assert_eq!(trace.calls()[0].id.as_deref(), Some("call_1"));
+    /// assert!(trace.calls()[0].recoverable);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn record<R>(
         &mut self,
         id: Option<&str>,
         tool: &str,

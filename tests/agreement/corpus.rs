@@ -14,7 +14,9 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-use submit_result::{Arguments, Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
+use submit_result::{
+    Arguments, Incoming, Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
+};
 
 /// Where the corpus files are.
 pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/submit-core/tests/corpus");
@@ -342,7 +344,9 @@ where
         Kind::Calls => Value::Null,
         Kind::Text(text) => found_json(tool.handle_text(text, vector.stop)),
         Kind::Wrapper(wrapper) => {
-            found_json(tool.handle_parallel(wrapper_arguments(wrapper), vector.stop))
+            let call = Incoming::arguments(Some(PARALLEL_WRAPPER), wrapper_arguments(wrapper));
+            let received = tool.receive(call.stop(vector.stop));
+            found_json(received.expect("arguments have no shape to be out of"))
         }
     }
 }

@@ -17,7 +17,7 @@ use submit_result::agent::{
     run::Agent,
     tool::{Tool, ToolDefinition, ToolOutput},
 };
-use submit_result::{Arguments, Outcome, Provider, StopReason, SubmitTool};
+use submit_result::{Arguments, Outcome, ParallelEntry, Provider, StopReason, SubmitTool};
 
 use super::corpus::{found_json, outcome_json};
 
@@ -74,23 +74,22 @@ where
         <SubmitTool<R> as TerminalTool<R>>::payload_schema(&self.tool)
     }
 
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
-        let outcome = <SubmitTool<R> as TerminalTool<R>>::handle(&self.tool, arguments, end);
+    fn verdict(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
+        let outcome = <SubmitTool<R> as TerminalTool<R>>::verdict(&self.tool, arguments, end);
         self.record(outcome_json(&outcome));
         outcome
     }
 
     /// Recorded as the command line prints it: `{"accepted": false, "found": false}` when the
     /// text holds no call of the tool.
-    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
-        let outcome = <SubmitTool<R> as TerminalTool<R>>::handle_text(&self.tool, text, end);
+    fn verdict_on_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+        let outcome = <SubmitTool<R> as TerminalTool<R>>::verdict_on_text(&self.tool, text, end);
         self.record(found_json(outcome.as_ref()));
         outcome
     }
 
-    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
-        let outcome =
-            <SubmitTool<R> as TerminalTool<R>>::handle_parallel_entry(&self.tool, parameters, end);
+    fn verdict_on_entry(&self, entry: &ParallelEntry, end: StopReason) -> Outcome<R> {
+        let outcome = <SubmitTool<R> as TerminalTool<R>>::verdict_on_entry(&self.tool, entry, end);
         self.record(outcome_json(&outcome));
         outcome
     }

@@ -42,7 +42,7 @@ pub fn stand_ins(case: &Case) -> Vec<String> {
         return Vec::new();
     };
     let tool = corpus::tool_name(&case.vector.options);
-    let mut names: Vec<String> = parallel_entries(wrapper_arguments(wrapper))
+    let mut names: Vec<String> = parallel_entries(wrapper_arguments(wrapper), tool)
         .unwrap_or_default()
         .into_iter()
         .map(|entry| entry.name)
@@ -59,7 +59,7 @@ fn tool_entry(case: &Case) -> Option<usize> {
         return None;
     };
     let tool = corpus::tool_name(&case.vector.options);
-    parallel_entries(wrapper_arguments(wrapper))
+    parallel_entries(wrapper_arguments(wrapper), tool)
         .ok()?
         .iter()
         .position(|entry| entry.name == tool)
@@ -106,7 +106,8 @@ pub fn told_agrees(case: &Case, entry: &str, ran: &Ran, outcome: &Value) -> Resu
             Ok(findings)
         }
         Kind::Wrapper(wrapper) => {
-            let entries = parallel_entries(wrapper_arguments(wrapper)).map_or(0, |e| e.len());
+            let tool = corpus::tool_name(&case.vector.options);
+            let entries = parallel_entries(wrapper_arguments(wrapper), tool).map_or(0, |e| e.len());
             let [Value::Array(answers)] = ran.answered.as_slice() else {
                 return Err(format!(
                     "{entry}: the wrapper was not answered once with its entries' results: \

@@ -170,7 +170,7 @@ pub fn wrapper_not_one_entry(kind: &Kind, tool: &str) -> bool {
     let Kind::Wrapper(wrapper) = kind else {
         return false;
     };
-    match parallel_entries(wrapper_arguments(wrapper)) {
+    match parallel_entries(wrapper_arguments(wrapper), tool) {
         Ok(entries) => entries.iter().filter(|entry| entry.name == tool).count() > 1,
         Err(_) => true,
     }

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 use submit_result::{
-    parallel_entries, Arguments, ErrorClass, Options, Outcome, ParameterCause, RecoveryKind,
-    StopReason, SubmitTool, TextFormat,
+    parallel_entries, Arguments, ErrorClass, Incoming, Options, Outcome, ParallelEntry,
+    ParameterCause, RecoveryKind, StopReason, SubmitTool, TextFormat,
 };
 
 /// The payload of the typed tools.
@@ -156,19 +156,30 @@ fn check<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, outcome: &Outcome
 /// The input as a wrapper's arguments: text and value agree, and the submit entry is handled
 /// recording `parallel_wrapper` first.
 fn check_wrapper<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, text: &str) {
-    let from_text = parallel_entries(Arguments::Text(text));
+    let from_text = parallel_entries(Arguments::Text(text), tool.name());
     let Ok(value) = serde_json::from_str::<Value>(text) else {
         assert!(from_text.is_err(), "a wrapper that is no JSON is read");
         return;
     };
-    let from_value = parallel_entries(Arguments::Value(&value));
+    let from_value = parallel_entries(Arguments::Value(&value), tool.name());
     if let Ok(entries) = &from_text {
-        // Text that reads is JSON whose members are each given once: the value reads the same.
-        assert_eq!(Some(entries), from_value.as_ref().ok());
+        // Text that reads is JSON whose members are each given once (but in the tool's own
+        // entry's parameters): the value reads the same entries.
+        let named = |entries: &Vec<ParallelEntry>| -> Vec<(String, Value)> {
+            entries
+                .iter()
+                .map(|entry| (entry.name.clone(), entry.parameters.clone()))
+                .collect()
+        };
+        assert_eq!(Some(named(entries)), from_value.as_ref().ok().map(named));
     }
     for entries in [from_text, from_value].into_iter().flatten() {
         for entry in entries.iter().filter(|entry| entry.name == tool.name()) {
-            let outcome = tool.handle_parallel_entry(&entry.parameters, StopReason::Complete);
+            let incoming = Incoming::parallel_entry(entry);
+            let outcome = tool
+                .receive(incoming)
+                .expect("an entry is a call")
+                .expect("of the tool");
             if let Outcome::Accepted(accepted) = &outcome {
                 assert_eq!(
                     accepted.recoveries.first().map(|r| r.kind),
@@ -176,7 +187,11 @@ fn check_wrapper<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, text: &st
                 );
             }
             check(tool, &outcome);
-            let cut = tool.handle_parallel_entry(&entry.parameters, StopReason::OutputLimit);
+            let incoming = Incoming::parallel_entry(entry).stop(StopReason::OutputLimit);
+            let cut = tool
+                .receive(incoming)
+                .expect("an entry is a call")
+                .expect("of the tool");
             assert_eq!(
                 cut.error().and_then(|error| error.cause()),
                 Some(ParameterCause::TruncatedCall)

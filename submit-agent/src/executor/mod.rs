@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::future::{try_join_all, BoxFuture};
 use futures::FutureExt;
 use serde::Serialize;
-use serde_json::{json, Value};
-use submit_core::{Accepted, Outcome, Recovery, RecoveryKind, SubmitError};
+use serde_json::json;
+use submit_core::{Accepted, Outcome, ParallelEntry, Recovery, RecoveryKind, SubmitError};
 
 use crate::message::{Message, ToolRequest};
 use crate::model::{FinishReason, Usage};
@@ -180,7 +180,7 @@ impl<R> Execution<R> {
 ///         ToolDefinition::new("submit_result", "Submit.", json!({"type": "object"}))
 ///     }
 ///     fn payload_schema(&self) -> Value { json!({"type": "object"}) }
-///     fn handle(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<Value> {
+///     fn verdict(&self, arguments: Arguments<'_>, _end: StopReason) -> Outcome<Value> {
 ///         let Arguments::Value(input) = arguments else { unreachable!("the script sends values") };
 ///         Outcome::Accepted(Accepted::new(input["result"].clone(), String::new(),
 ///             json!({"success": true})))
@@ -356,14 +356,17 @@ impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
     }
 
     fn gate<'a>(&'a self, request: &'a ToolRequest, turn: GateTurn) -> BoxFuture<'a, GateStep> {
-        let outcome = self.executor.terminal.handle(request.arguments(), turn.end);
+        let outcome = self
+            .executor
+            .terminal
+            .verdict(request.arguments(), turn.end);
         self.settle(request.reference.as_deref(), outcome, turn)
             .boxed()
     }
 
     fn gate_text<'a>(&'a self, text: &'a str, turn: GateTurn) -> BoxFuture<'a, Option<GateStep>> {
         async move {
-            let outcome = self.executor.terminal.handle_text(text, turn.end)?;
+            let outcome = self.executor.terminal.verdict_on_text(text, turn.end)?;
             Some(self.settle(None, outcome, turn).await)
         }
         .boxed()
@@ -372,13 +375,10 @@ impl<R: Serialize + Send + Sync + 'static> TerminalGate for Gate<'_, R> {
     fn gate_entry<'a>(
         &'a self,
         reference: &'a str,
-        parameters: &'a Value,
+        entry: &'a ParallelEntry,
         turn: GateTurn,
     ) -> BoxFuture<'a, GateStep> {
-        let outcome = self
-            .executor
-            .terminal
-            .handle_parallel_entry(parameters, turn.end);
+        let outcome = self.executor.terminal.verdict_on_entry(entry, turn.end);
         self.settle(Some(reference), outcome, turn).boxed()
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use submit_core::{Arguments, Outcome, Provider, StopReason, SubmitTool};
+use submit_core::{Arguments, Incoming, Outcome, ParallelEntry, Provider, StopReason, SubmitTool};
 
 use crate::tool::ToolDefinition;
 
@@ -15,27 +15,26 @@ pub trait TerminalTool<R>: Send + Sync {
     fn definition(&self) -> ToolDefinition;
     /// The full payload schema the built-in validator checks the response against.
     fn payload_schema(&self) -> Value;
-    /// Handles one call: its arguments in the form they arrived (text as the model sent it,
-    /// or the provider's JSON object) and how the turn that carried it ended, as it bears on
-    /// this call ([`StopReason::OutputLimit`] only for the last call of a turn that stopped at
-    /// the output-token limit).
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R>;
+    /// The verdict on one call: its arguments in the form they arrived (text as the model sent
+    /// it, or the provider's JSON object) and how the turn that carried it ended, as it bears
+    /// on this call ([`StopReason::OutputLimit`] only for the last call of a turn that stopped
+    /// at the output-token limit).
+    fn verdict(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R>;
 
-    /// Reads a turn that made no tool call for a call of this tool the model wrote as text;
-    /// `None` when the text holds none. By default a terminal reads no text.
-    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+    /// The verdict on a turn that made no tool call, for a call of this tool the model wrote as
+    /// text; `None` when the text holds none. By default a terminal reads no text.
+    fn verdict_on_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
         let _ = (text, end);
         None
     }
 
-    /// Handles the parameters of an entry of an invented `multi_tool_use.parallel` call that
-    /// names this tool. By default, as a call with these arguments.
-    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
-        self.handle(Arguments::Value(parameters), end)
+    /// The verdict on an entry of an invented `multi_tool_use.parallel` call that names this
+    /// tool. By default, as a call with the entry's parameters.
+    fn verdict_on_entry(&self, entry: &ParallelEntry, end: StopReason) -> Outcome<R> {
+        self.verdict(Arguments::Value(&entry.parameters), end)
     }
 }
 
-// `SubmitTool` is shareable across threads once its options hold no `!Sync` schema settings.
 impl<R> TerminalTool<R> for SubmitTool<R>
 where
     R: DeserializeOwned + Send + Sync + 'static,
@@ -60,15 +59,34 @@ where
         SubmitTool::payload_schema(self).clone()
     }
 
-    fn handle(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
-        self.handle_arguments_in_turn(arguments, end)
+    fn verdict(&self, arguments: Arguments<'_>, end: StopReason) -> Outcome<R> {
+        received(
+            self,
+            Incoming::arguments(None, arguments).stop(end),
+            arguments,
+        )
     }
 
-    fn handle_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
+    fn verdict_on_text(&self, text: &str, end: StopReason) -> Option<Outcome<R>> {
         SubmitTool::handle_text(self, text, end)
     }
 
-    fn handle_parallel_entry(&self, parameters: &Value, end: StopReason) -> Outcome<R> {
-        SubmitTool::handle_parallel_entry(self, parameters, end)
+    fn verdict_on_entry(&self, entry: &ParallelEntry, end: StopReason) -> Outcome<R> {
+        let arguments = Arguments::Value(&entry.parameters);
+        received(self, Incoming::parallel_entry(entry).stop(end), arguments)
+    }
+}
+
+/// The door's verdict on a call of the submit tool itself (arguments without a wrapper's name,
+/// or a wrapper's entry), which the door always gives; were it ever to give none, the
+/// arguments are handled as a complete call.
+fn received<R: DeserializeOwned>(
+    tool: &SubmitTool<R>,
+    incoming: Incoming<'_>,
+    arguments: Arguments<'_>,
+) -> Outcome<R> {
+    match tool.receive(incoming) {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) | Err(_) => tool.handle_arguments(arguments),
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
-use submit_core::StopReason;
+use submit_core::{ParallelEntry, StopReason};
 
 use crate::hook::{Chain, ToolCall};
 use crate::message::{
@@ -35,7 +35,7 @@ pub(crate) trait TerminalGate: Send + Sync {
     fn gate_entry<'a>(
         &'a self,
         reference: &'a str,
-        parameters: &'a Value,
+        entry: &'a ParallelEntry,
         turn: GateTurn,
     ) -> BoxFuture<'a, GateStep>;
 }

@@ -284,7 +284,9 @@ impl<'a> Run<'a> {
     /// `multi_tool_use.parallel` call among them).
     async fn round(&self, message: &Message) -> Result<Round, RunError> {
         let requests = indexed_requests(message);
-        let mut wrappers = wrappers(&requests, cut_call(message, &requests));
+        // An entry of the terminal tool keeps its text for the terminal's parser.
+        let terminal = self.terminal.map_or("", |t| t.name());
+        let mut wrappers = wrappers(&requests, cut_call(message, &requests), terminal);
         let calls = requests
             .iter()
             .filter(|(_, r)| !self.is_terminal(&r.name) && r.name != PARALLEL_WRAPPER)

@@ -29,12 +29,16 @@ pub(super) struct Wrapper {
 
 /// The wrappers among a message's requests; `cut` is the part index of the call the
 /// output-token limit cut, if any.
-pub(super) fn wrappers(requests: &[(usize, &ToolRequest)], cut: Option<usize>) -> Vec<Wrapper> {
+pub(super) fn wrappers(
+    requests: &[(usize, &ToolRequest)],
+    cut: Option<usize>,
+    terminal: &str,
+) -> Vec<Wrapper> {
     requests
         .iter()
         .filter(|(_, r)| r.name == PARALLEL_WRAPPER)
         .map(|(i, r)| {
-            let entries = parallel_entries(r.arguments());
+            let entries = parallel_entries(r.arguments(), terminal);
             let count = entries.as_ref().map_or(0, Vec::len);
             Wrapper {
                 index: *i,
@@ -129,7 +133,7 @@ impl Wrapper {
                     end,
                     forced_by_budget,
                 };
-                match gate.gate_entry(&reference, &entry.parameters, turn).await {
+                match gate.gate_entry(&reference, entry, turn).await {
                     GateStep::Answer { output, is_error } => {
                         answer_part(&entry.name, Some(reference), output, is_error)
                     }

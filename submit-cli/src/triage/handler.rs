@@ -2,7 +2,9 @@
 //! declined recovery saw.
 
 use serde_json::Value;
-use submit_core::{Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER};
+use submit_core::{
+    Incoming, Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
+};
 
 use super::found::{find, Line};
 use crate::args::InputFormat;
@@ -110,23 +112,21 @@ fn handle(
     value: &Value,
     end: StopReason,
 ) -> Result<Option<Handled>, String> {
-    let call = provider
-        .read_call(value)
-        .map_err(|error| error.to_string())?;
-    if call.name == Some(PARALLEL_WRAPPER) {
-        return Ok(tool
-            .handle_parallel(call.arguments, end)
-            .map(|outcome| Handled {
-                outcome,
-                shape: None,
-            }));
-    }
-    let outcome = tool.handle_in_turn(provider, value, end);
+    let Some(outcome) = tool
+        .receive(Incoming::call(provider, value).stop(end))
+        .map_err(|error| error.to_string())?
+    else {
+        return Ok(None);
+    };
     let shape = match &outcome {
         Outcome::Rejected(rejected) => match rejected.error.cause() {
             Some(
                 cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined),
-            ) => declined_shape(call.arguments, tool.payload_field(), cause),
+            ) => provider
+                .read_call(value)
+                .ok()
+                .filter(|call| call.name != Some(PARALLEL_WRAPPER))
+                .and_then(|call| declined_shape(call.arguments, tool.payload_field(), cause)),
             _ => None,
         },
         Outcome::Accepted(_) => None,

@@ -146,6 +146,42 @@ impl<'a> Member<'a> {
         }
     }
 
+    /// The first `\uXXXX` escape of a JSON string member that is half of a surrogate pair
+    /// without its other half (which no Rust string can hold), with its byte offset in the
+    /// member's text.
+    pub(crate) fn lone_surrogate(self) -> Option<(usize, &'a str)> {
+        let Member::Text(raw) = self else {
+            return None;
+        };
+        let text = raw.get();
+        let hex = |at: usize| {
+            text.get(at..at + 4)
+                .and_then(|digits| u16::from_str_radix(digits, 16).ok())
+        };
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while let Some(offset) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+            at += offset;
+            if bytes.get(at + 1) != Some(&b'u') {
+                at += 2;
+                continue;
+            }
+            let Some(unit) = hex(at + 2) else {
+                return None;
+            };
+            let low = |next: usize| {
+                bytes.get(next..next + 2) == Some(b"\\u")
+                    && hex(next + 2).is_some_and(|unit| (0xDC00..0xE000).contains(&unit))
+            };
+            match unit {
+                0xD800..0xDC00 if low(at + 6) => at += 12,
+                0xD800..0xE000 => return text.get(at..at + 6).map(|escape| (at, escape)),
+                _ => at += 6,
+            }
+        }
+        None
+    }
+
     /// The string this member holds, unescaped (borrowed when it can be).
     pub(crate) fn as_str(self) -> Option<Cow<'a, str>> {
         match self {

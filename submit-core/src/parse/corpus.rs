@@ -1,14 +1,18 @@
 //! The corpus of model-mistake vectors (`submit-core/tests/corpus/*.json`), each run through
 //! all four providers' call shapes (a model's text turn and an invented wrapper's arguments
-//! through their own entry points, `SubmitTool::handle_text` and `SubmitTool::handle_parallel`).
+//! through their own entry points, `SubmitTool::handle_text`, and `SubmitTool::receive` for a wrapper).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use serde::de::DeserializeOwned;
+
+use super::parallel::PARALLEL_WRAPPER;
 use super::testing::TestTool;
 use super::Arguments;
 use crate::options::Options;
 use crate::provider::Provider;
+use crate::receive::Incoming;
 use crate::stop::StopReason;
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
@@ -42,7 +46,7 @@ fn build_tool(options: Options) -> SubmitTool<Sample> {
 // for OpenAI); `arguments_text` is OpenAI argument text as sent; `call` is a native call object
 // for the listed providers. `text` is a model's visible text turn, run through
 // `SubmitTool::handle_text`; `wrapper` is the arguments of a `multi_tool_use.parallel` call (an
-// object, or a string holding its text), run through `SubmitTool::handle_parallel` (its one
+// object, or a string holding its text), run through `SubmitTool::receive` as a wrapper (its one
 // entry of the tool handled as that call; no entry of the tool: not found; two or more: the
 // wrapper is declined). For both, `stop` is how the turn ended in `provider`'s spelling (any
 // provider's when none is named); under the output-token limit a wrapper's entry is cut only
@@ -274,7 +278,9 @@ fn corpus_found<R: serde::de::DeserializeOwned + serde::Serialize>(
             Value::String(text) => Arguments::Text(text),
             other => Arguments::Value(other),
         };
-        tool.handle_parallel(arguments, stop)?
+        let wrapper = Incoming::arguments(Some(PARALLEL_WRAPPER), arguments).stop(stop);
+        tool.receive(wrapper)
+            .expect("arguments have no shape to be out of")?
     };
     Some(serde_json::to_value(outcome).unwrap())
 }
@@ -337,10 +343,10 @@ fn run_corpus() -> usize {
                 let mut trace = Trace::new();
                 let outcome = match &tool {
                     CorpusTool::Typed(tool) => {
-                        serde_json::to_value(tool.handle_traced(provider, &call, &mut trace))
+                        serde_json::to_value(traced(tool, provider, &call, &mut trace))
                     }
                     CorpusTool::Schema(tool) => {
-                        serde_json::to_value(tool.handle_traced(provider, &call, &mut trace))
+                        serde_json::to_value(traced(tool, provider, &call, &mut trace))
                     }
                 }
                 .unwrap();
@@ -377,4 +383,17 @@ fn run_corpus() -> usize {
 fn corpus_vectors_hold_for_all_four_providers() {
     let count = run_corpus();
     assert!(count >= 150, "the corpus has {count} vectors");
+}
+
+/// `handle`, its rejection recorded in `trace` under the call's id.
+fn traced<R: DeserializeOwned>(
+    tool: &SubmitTool<R>,
+    provider: Provider,
+    call: &Value,
+    trace: &mut Trace,
+) -> crate::Outcome<R> {
+    let outcome = tool.handle(provider, call);
+    let id = provider.read_call(call).ok().and_then(|call| call.id);
+    trace.record(id, tool.name(), &outcome);
+    outcome
 }

@@ -43,7 +43,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use arguments::Arguments;
-pub(crate) use arguments::JsonType;
+pub(crate) use arguments::{object_members, JsonType};
 
 use arguments::{InPlace, Read, Step1};
 use whole::Unwrapped;

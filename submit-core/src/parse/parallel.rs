@@ -3,8 +3,9 @@
 //! "functions.<name>", "parameters": {…}}, …]}`.
 //!
 //! The wrapper is read whole or not at all: an entry not of this shape declines it, and so does
-//! a member named twice (the wrapper's, an entry's, or one of an entry's parameters, which would
-//! otherwise be lost silently in the value the entry hands over).
+//! a member named twice in the wrapper or in an entry. An entry's parameters that name a member
+//! twice are the named tool's to judge: the submit tool's parser names the member; for any
+//! other tool, whose value would lose one of them silently, they decline the wrapper.
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -37,14 +38,30 @@ pub struct ParallelEntry {
     pub name: String,
     /// The call's arguments, a JSON object.
     pub parameters: Value,
+    /// The parameters' JSON text, where the wrapper arrived as text.
+    text: Option<String>,
 }
 
-/// Reads the arguments of a `multi_tool_use.parallel` call into its entries, in order.
+impl ParallelEntry {
+    /// The entry's arguments as the parser reads them: the text they arrived as, where they
+    /// arrived as text.
+    pub(crate) fn arguments(&self) -> Arguments<'_> {
+        match &self.text {
+            Some(text) => Arguments::Text(text),
+            None => Arguments::Value(&self.parameters),
+        }
+    }
+}
+
+/// Reads the arguments of a `multi_tool_use.parallel` call into its entries, in order, for a
+/// reader whose own tool is `tool`.
 ///
 /// Arguments that are not `{"tool_uses": [{"recipient_name": "functions.<name>",
 /// "parameters": {…}}, …]}` (argument text, a value, or a string holding the text), with each
-/// member once, give the message the model should read for the wrapper's call:
-/// `multi_tool_use.parallel is not a tool; call each tool directly`.
+/// member of the wrapper and of its entries once, give the message the model should read for
+/// the wrapper's call: `multi_tool_use.parallel is not a tool; call each tool directly`. The
+/// parameters of an entry naming `tool` keep their text for its parser, which names a member
+/// written twice; those of an entry naming another tool must name each member once.
 ///
 /// ```
 /// # extern crate submit_core as submit_result;
@@ -54,20 +71,23 @@ pub struct ParallelEntry {
 /// let arguments = r#"{"tool_uses": [
 ///     {"recipient_name": "functions.get_weather", "parameters": {"city": "Oslo"}},
 ///     {"recipient_name": "functions.submit_result", "parameters": {"reasoning": "done"}}]}"#;
-/// let entries = parallel_entries(Arguments::Text(arguments)).unwrap();
+/// let entries = parallel_entries(Arguments::Text(arguments), "submit_result").unwrap();
 /// assert_eq!(entries[0].name, "get_weather");
 /// assert_eq!(entries[1].parameters, json!({"reasoning": "done"}));
 ///
 /// let broken = json!({"tool_uses": [{"recipient_name": "get_weather", "parameters": {}}]});
 /// assert_eq!(
-///     parallel_entries(Arguments::Value(&broken)).unwrap_err(),
+///     parallel_entries(Arguments::Value(&broken), "submit_result").unwrap_err(),
 ///     "multi_tool_use.parallel is not a tool; call each tool directly"
 /// );
 /// ```
-pub fn parallel_entries(arguments: Arguments<'_>) -> Result<Vec<ParallelEntry>, String> {
+pub fn parallel_entries(
+    arguments: Arguments<'_>,
+    tool: &str,
+) -> Result<Vec<ParallelEntry>, String> {
     let entries = match arguments {
-        Arguments::Text(text) => from_text(text),
-        Arguments::Value(Value::String(text)) => from_text(text),
+        Arguments::Text(text) => from_text(text, tool),
+        Arguments::Value(Value::String(text)) => from_text(text, tool),
         Arguments::Value(value) => from_value(value),
         Arguments::Missing => None,
     };
@@ -92,6 +112,7 @@ fn from_value(value: &Value) -> Option<Vec<ParallelEntry>> {
             Some(ParallelEntry {
                 name: name.to_owned(),
                 parameters: parameters.clone(),
+                text: None,
             })
         })
         .collect()
@@ -102,7 +123,7 @@ fn object(text: &str) -> Option<Members<'_>> {
     object_members(text)
 }
 
-fn from_text(text: &str) -> Option<Vec<ParallelEntry>> {
+fn from_text(text: &str, tool: &str) -> Option<Vec<ParallelEntry>> {
     let wrapper = object(text).filter(|wrapper| wrapper.list.len() == 1)?;
     let uses = wrapper.get("tool_uses")?;
     let entries = serde_json::from_str::<Vec<&RawValue>>(uses.get()).ok()?;
@@ -113,11 +134,15 @@ fn from_text(text: &str) -> Option<Vec<ParallelEntry>> {
             let name = serde_json::from_str::<String>(entry.get("recipient_name")?.get()).ok()?;
             let name = recipient(&name)?;
             let parameters = entry.get("parameters")?.get();
-            // Each parameter once, then the object as a value.
-            object(parameters)?;
-            Some(ParallelEntry {
+            // Each parameter once, but in the tool's own entry, whose parser names a repeat.
+            if name != tool {
+                object(parameters)?;
+            }
+            let value: Value = serde_json::from_str(parameters).ok()?;
+            value.is_object().then(|| ParallelEntry {
                 name: name.to_owned(),
-                parameters: serde_json::from_str(parameters).ok()?,
+                parameters: value,
+                text: Some(parameters.to_owned()),
             })
         })
         .collect()
@@ -130,14 +155,17 @@ mod tests {
     use super::*;
 
     fn entries(text: &str) -> Result<Vec<(String, Value)>, String> {
-        let from_text = parallel_entries(Arguments::Text(text))?;
+        let pairs = |entries: Vec<ParallelEntry>| -> Vec<(String, Value)> {
+            entries
+                .into_iter()
+                .map(|entry| (entry.name, entry.parameters))
+                .collect()
+        };
+        let from_text = pairs(parallel_entries(Arguments::Text(text), "submit_result")?);
         let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let from_value = parallel_entries(Arguments::Value(&value))?;
+        let from_value = pairs(parallel_entries(Arguments::Value(&value), "submit_result")?);
         assert_eq!(from_text, from_value, "text and value agree: {text}");
-        Ok(from_text
-            .into_iter()
-            .map(|entry| (entry.name, entry.parameters))
-            .collect())
+        Ok(from_text)
     }
 
     #[test]
@@ -159,7 +187,7 @@ mod tests {
     fn a_string_holding_the_wrapper_is_read_as_its_text() {
         let value =
             json!(r#"{"tool_uses": [{"recipient_name": "functions.a", "parameters": {}}]}"#);
-        let read = parallel_entries(Arguments::Value(&value)).unwrap();
+        let read = parallel_entries(Arguments::Value(&value), "submit_result").unwrap();
         assert_eq!(read[0].name, "a");
     }
 
@@ -190,7 +218,7 @@ mod tests {
             Arguments::Text("{\"tool_uses\": ["),
             Arguments::Text(""),
         ] {
-            assert!(parallel_entries(arguments).is_err());
+            assert!(parallel_entries(arguments, "submit_result").is_err());
         }
     }
 
@@ -201,10 +229,20 @@ mod tests {
             r#"{"tool_uses": [{"recipient_name": "functions.a", "recipient_name": "functions.b", "parameters": {}}]}"#,
             r#"{"tool_uses": [{"recipient_name": "functions.a", "parameters": {"x": 1, "x": 2}}]}"#,
         ] {
-            assert!(parallel_entries(Arguments::Text(text)).is_err(), "{text}");
+            assert!(
+                parallel_entries(Arguments::Text(text), "submit_result").is_err(),
+                "{text}"
+            );
         }
+        // The tool's own entry keeps its text for its parser, which names the member.
+        let own = r#"{"tool_uses": [{"recipient_name": "functions.submit_result", "parameters": {"x": 1, "x": 2}}]}"#;
+        let entries = parallel_entries(Arguments::Text(own), "submit_result").unwrap();
+        assert!(matches!(
+            entries[0].arguments(),
+            Arguments::Text(r#"{"x": 1, "x": 2}"#)
+        ));
         // Deeper objects are the parse's to read.
         let deeper = r#"{"tool_uses": [{"recipient_name": "functions.a", "parameters": {"x": {"y": 1, "y": 2}}}]}"#;
-        assert!(parallel_entries(Arguments::Text(deeper)).is_ok());
+        assert!(parallel_entries(Arguments::Text(deeper), "submit_result").is_ok());
     }
 }

@@ -23,11 +23,16 @@ pub(crate) fn read<'a>(
     let Some(param) = object.get(REASONING) else {
         return Err(mistyped(format!("{REASONING} parameter is required")));
     };
-    param.as_str().ok_or_else(|| {
-        mistyped(format!(
+    param.as_str().ok_or_else(|| match param.lone_surrogate() {
+        Some((at, escape)) => mistyped(format!(
+            "{REASONING} parameter holds the escape {escape} at byte {at} of its JSON string, \
+             which is no Unicode scalar value (half of a surrogate pair); send the reasoning \
+             as text without it"
+        )),
+        None => mistyped(format!(
             "{REASONING} parameter must be a JSON string, got {}",
             param.json_type()
-        ))
+        )),
     })
 }
 

@@ -425,14 +425,18 @@ fn success_message_is_configurable() {
 }
 
 #[test]
-fn handle_traced_records_one_recoverable_record_per_rejection() {
+fn trace_records_one_recoverable_record_per_rejection() {
     let mut trace = Trace::new();
     let tool = tool();
     for provider in Provider::ALL {
-        let arguments = json!({"reasoning": "secret reasoning", "analysis": "not a json object"});
-        tool.handle_traced(provider, &call(provider, &arguments), &mut trace);
-        let arguments = json!({"reasoning": "r", "analysis": {"summary": "ok"}});
-        tool.handle_traced(provider, &call(provider, &arguments), &mut trace);
+        for arguments in [
+            json!({"reasoning": "secret reasoning", "analysis": "not a json object"}),
+            json!({"reasoning": "r", "analysis": {"summary": "ok"}}),
+        ] {
+            let call = call(provider, &arguments);
+            let id = provider.read_call(&call).unwrap().id;
+            trace.record(id, tool.name(), &tool.handle(provider, &call));
+        }
     }
     assert_eq!(trace.calls().len(), 4);
     let ids: Vec<_> = trace

@@ -1,10 +1,12 @@
 //! The providers: which wire format a definition or a call is in, a call as read out of a
 //! provider's shape, and the error of an object not in it. One file per wire format holds its
-//! definition and the reading of its call; `envelope.rs` holds the readers they share.
+//! definition and the reading of its call; `envelope.rs` holds the readers they share, and
+//! `json.rs` reads a call from its bytes.
 
 mod claude;
 mod envelope;
 mod gemini;
+pub(crate) mod json;
 mod openai_chat;
 mod openai_responses;
 
