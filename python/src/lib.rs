@@ -792,18 +792,12 @@ impl SubmitTool {
         let rows: Vec<(Option<&str>, Option<&str>)> = texts.into_iter().zip(reasons).collect();
         let outcome = |(text, reason): &(Option<&str>, Option<&str>)| {
             let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-            text.and_then(|text| {
-                // The call read from its own bytes, in place.
-                let incoming = Incoming::call_json(provider, text.as_bytes()).stop(end);
-                match self.tool.receive(incoming) {
-                    Ok(found) => found,
-                    // Not a call in the shape, or no JSON at all: the verdict `handle` gives
-                    // the row's JSON value, or the rejection of text that is none.
-                    Err(_) => match batch::call_of(text) {
-                        Ok(call) => self.dispatch(provider, &call, end),
-                        Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
-                    },
-                }
+            // The row read as a value, as `handle` reads a dict, so each row gets the verdict
+            // `handle` gives its JSON value; the door's reading of the bytes in place
+            // (`Incoming::call_json`) costs more a row (BENCHMARKS.md).
+            text.and_then(|text| match batch::call_of(text) {
+                Ok(call) => self.dispatch(provider, &call, end),
+                Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
             })
         };
         let array = match &self.model {
