@@ -369,7 +369,6 @@ fn build_error(error: CoreBuildError) -> PyErr {
 
 /// The keyword arguments `SubmitTool(...)` and `SubmitTool.from_tag(...)` take, each `None`
 /// when not given.
-#[derive(Default)]
 struct Keywords {
     name: Option<String>,
     description: Option<String>,
