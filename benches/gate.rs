@@ -84,7 +84,7 @@ fn gate(c: &mut Criterion) {
         b.iter(|| {
             let response = chat.decode_body(black_box(chat_body.as_bytes())).unwrap();
             let call = response.message.tool_requests().next().unwrap();
-            TerminalTool::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
+            TerminalTool::verdict(&tool, call.arguments(), StopReason::Complete).is_accepted()
         })
     });
     group.bench_function("claude_floor", |b| {
@@ -99,7 +99,7 @@ fn gate(c: &mut Criterion) {
                 .decode_body(black_box(claude_body.as_bytes()))
                 .unwrap();
             let call = response.message.tool_requests().next().unwrap();
-            TerminalTool::handle(&tool, call.arguments(), StopReason::Complete).is_accepted()
+            TerminalTool::verdict(&tool, call.arguments(), StopReason::Complete).is_accepted()
         })
     });
     group.finish();

@@ -72,4 +72,35 @@ impl<R: DeserializeOwned> SubmitTool<R> {
             Err(error) => self.reject(error),
         })
     }
+
+    /// Where a call of this tool written as text may begin in a visible turn that is still
+    /// arriving: the byte offset of the first marker of any form (a `<`, `[` or `{`,
+    /// `to=functions.`, `Malformed function call:` or `<tool>(`), or of the beginning of one
+    /// that the text ends in; `None` when no part of the text so far can belong to a call.
+    ///
+    /// A stream of text deltas can pass on everything before this offset as it arrives and
+    /// hold the rest back until the turn ends, then give the whole turn to
+    /// [`SubmitTool::handle_text`]: whatever follows, no call begins earlier.
+    ///
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// # fn main() -> Result<(), submit_result::BuildError> {
+    /// use submit_result::{Options, SubmitTool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Answer {
+    ///     text: String,
+    /// }
+    ///
+    /// let tool = SubmitTool::<Answer>::new(Options::new())?;
+    /// assert_eq!(tool.text_call_start("Done. <tool_call>{\"na"), Some(6));
+    /// // A marker being written at the end of the text so far.
+    /// assert_eq!(tool.text_call_start("Done. to=func"), Some(6));
+    /// assert_eq!(tool.text_call_start("Done, all checked."), None);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn text_call_start(&self, text: &str) -> Option<usize> {
+        text::first_mark(text, self.name())
+    }
 }

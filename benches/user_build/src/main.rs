@@ -87,7 +87,7 @@ fn main() {
             "gate_text" => {
                 let response = chat.decode_body(black_box(chat_body.as_bytes())).unwrap();
                 let call = response.message.tool_requests().next().unwrap();
-                black_box(TerminalTool::handle(&tool, call.arguments(), StopReason::Complete));
+                black_box(TerminalTool::verdict(&tool, call.arguments(), StopReason::Complete));
             }
             "gate_text_floor" => {
                 // The answer decoded, then one typed decode of its argument text.
@@ -100,7 +100,7 @@ fn main() {
             "gate_value" => {
                 let response = claude.decode_body(black_box(claude_body.as_bytes())).unwrap();
                 let call = response.message.tool_requests().next().unwrap();
-                black_box(TerminalTool::handle(&tool, call.arguments(), StopReason::Complete));
+                black_box(TerminalTool::verdict(&tool, call.arguments(), StopReason::Complete));
             }
             "gate_value_floor" => {
                 // The answer decoded, then one typed decode of its arguments object.

@@ -166,9 +166,7 @@ impl<'a> Member<'a> {
                 at += 2;
                 continue;
             }
-            let Some(unit) = hex(at + 2) else {
-                return None;
-            };
+            let unit = hex(at + 2)?;
             let low = |next: usize| {
                 bytes.get(next..next + 2) == Some(b"\\u")
                     && hex(next + 2).is_some_and(|unit| (0xDC00..0xE000).contains(&unit))

@@ -81,6 +81,12 @@ pub(crate) fn find<'t>(text: &'t str, tool: &'t str) -> Option<Found<'t>> {
     None
 }
 
+/// Where a call of `tool` written as text may first open in a text still arriving (see
+/// `scan::first_mark`).
+pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
+    scan::first_mark(text, tool)
+}
+
 impl<'t> Found<'t> {
     /// The call's form.
     pub(crate) fn format(&self) -> TextFormat {

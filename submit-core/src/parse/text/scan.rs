@@ -247,6 +247,37 @@ impl<'t> Scanner<'t> {
     }
 }
 
+/// Where a call may first open in a text still arriving: the first place the pass would look
+/// at (a `<`, `[` or `{`, or the start of `to=functions.`, `Malformed function call:` or
+/// `<tool>(`), or the start of the beginning of one of those needles that the text ends in.
+/// Nothing before it can belong to a call, whatever text follows. Linear in the text.
+pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut bare = tool.as_bytes().to_vec();
+    bare.push(b'(');
+    let needles: [&[u8]; 3] = [
+        tokens::RECIPIENT.as_bytes(),
+        python::MALFORMED.as_bytes(),
+        &bare,
+    ];
+    let byte = memchr3(b'<', b'[', b'{', bytes);
+    needles
+        .into_iter()
+        .map(|needle| {
+            memmem::find(bytes, needle).or_else(|| {
+                // A needle the text may still be writing: the longest beginning of it that
+                // ends the text.
+                (1..needle.len().min(bytes.len() + 1))
+                    .rev()
+                    .find(|&len| bytes.ends_with(needle.get(..len).unwrap_or_default()))
+                    .map(|len| bytes.len() - len)
+            })
+        })
+        .chain([byte])
+        .flatten()
+        .min()
+}
+
 /// The opening of a form whose marker starts with `<`.
 fn angle_opening(text: &str, at: usize, tool: &str) -> Option<Opening> {
     if let Some(body) = after(text, at, tags::TOOL_CALL) {

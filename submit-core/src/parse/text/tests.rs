@@ -909,3 +909,43 @@ fn every_cut_of_a_clean_call_is_handled_without_panicking() {
         }
     }
 }
+
+#[test]
+fn no_part_of_a_call_streams_out_before_its_start_is_marked() {
+    let prose = "Checked the file. ";
+    assert_eq!(nested().text_call_start(prose), None);
+    for format in TextFormat::ALL {
+        // A whole-turn form (llama_json) has no prose before it.
+        let call = call(format, "submit_result");
+        let with_prose = format!("{prose}{call}");
+        let (text, before) = match nested().handle_text(&with_prose, StopReason::Complete) {
+            Some(_) => (with_prose, prose.len()),
+            None => (call, 0),
+        };
+        assert!(nested().handle_text(&text, StopReason::Complete).is_some());
+        let cuts = text.char_indices().map(|(at, _)| at).chain([text.len()]);
+        for at in cuts.filter(|&at| at > before) {
+            let start = nested().text_call_start(&text[..at]);
+            assert!(
+                start.is_some_and(|start| start <= before),
+                "{format:?} cut at {at}: {start:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_marker_the_text_ends_in_holds_from_its_start() {
+    for (text, start) in [
+        ("ok <", Some(3)),
+        ("ok to=fun", Some(3)),
+        ("ok Malformed func", Some(3)),
+        ("ok submit_res", Some(3)),
+        ("ok submit_result(", Some(3)),
+        ("ok, submit it", Some(12)),
+        ("ok, submit now", None),
+        ("ok, done.", None),
+    ] {
+        assert_eq!(nested().text_call_start(text), start, "{text:?}");
+    }
+}
