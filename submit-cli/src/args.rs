@@ -42,8 +42,12 @@ max_tokens or model_context_window_exceeded, openai-chat length, openai-response
 max_output_tokens, gemini MAX_TOKENS), a submit call that is its last tool call may be cut \
 off and is counted as rejected with cause truncated_call; bare calls and conversations carry \
 no stop reason. A line that is not JSON or not a call in the provider's shape is counted as \
-malformed and reported by number; it never stops the triage. A progress bar is drawn on \
-standard error when it is a terminal."
+malformed and reported by number; it never stops the triage. A gzip (.gz) or Zstandard (.zst) \
+file, or standard input, is read as the JSONL it holds, told by its first bytes; an archive cut \
+short or corrupt is reported with the line reached, after the summary of the lines before it \
+(exit status 2). The lines are handled on every core (--threads sets how many threads), with \
+the same summary and --out as on one. A progress bar is drawn on standard error when it is a \
+terminal: the share of the file read (of the archive, when compressed)."
     )]
     Triage(TriageArgs),
     /// Serve the tool to an MCP host: over standard input and output, or streamable HTTP.
@@ -102,8 +106,8 @@ pub struct TriageArgs {
     /// Options shared by every subcommand.
     #[command(flatten)]
     pub common: Common,
-    /// The JSONL file, one call, batch result, response or conversation a line; `-` or nothing
-    /// reads standard input.
+    /// The JSONL file, one call, batch result, response or conversation a line, or a gzip or
+    /// Zstandard archive of it (told by its first bytes); `-` or nothing reads standard input.
     #[arg(value_name = "CALLS.jsonl|-")]
     pub calls: Option<PathBuf>,
     /// What each line holds; `auto` tells it from each line's shape.
@@ -123,6 +127,10 @@ pub struct TriageArgs {
     /// How many of the most common declined shapes to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// How many threads handle the lines, from 1 to 256 (default: one a core). The summary,
+    /// --out and --html are the same whatever the number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::triage::MAX_THREADS as i64))]
+    pub threads: Option<u16>,
 }
 
 /// Arguments of `mcp`.
@@ -457,6 +465,45 @@ mod tests {
             let cli = parse(&["definition", "--provider", name, "--schema", "s.json"]).unwrap();
             assert_eq!(common(cli).provider(), provider);
         }
+    }
+
+    #[test]
+    fn triage_threads_run_from_1_to_256() {
+        let threads = |n: &str| {
+            parse(&[
+                "triage",
+                "--provider",
+                "claude",
+                "--schema",
+                "s",
+                "--threads",
+                n,
+            ])
+            .map(|cli| match cli.command {
+                Command::Triage(args) => args.threads,
+                _ => None,
+            })
+        };
+        assert_eq!(threads("1").ok(), Some(Some(1)));
+        assert_eq!(threads("256").ok(), Some(Some(256)));
+        for out_of_range in ["0", "257", "many"] {
+            let error = threads(out_of_range).err().map(|e| e.kind());
+            assert!(
+                matches!(
+                    error,
+                    Some(
+                        clap::error::ErrorKind::ValueValidation
+                            | clap::error::ErrorKind::InvalidValue
+                    )
+                ),
+                "{out_of_range}: {error:?}"
+            );
+        }
+        let cli = parse(&["triage", "--provider", "claude", "--schema", "s"]).unwrap();
+        let Command::Triage(args) = cli.command else {
+            panic!("not triage")
+        };
+        assert_eq!(args.threads, None, "the default is decided by the cores");
     }
 
     #[test]

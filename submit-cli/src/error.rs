@@ -26,6 +26,39 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
+    /// A file (or standard input) whose reading failed part way: the summary printed counts
+    /// the lines before `line`.
+    #[error(
+        "cannot read {what} {} at line {line}: {source}; the summary counts the {} lines \
+         before it: check that the file is whole (an archive cut short ends early)",
+        show(path, "from standard input"),
+        line.saturating_sub(1)
+    )]
+    ReadCut {
+        /// What the file holds (`calls`).
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// The line being read when reading failed.
+        line: u64,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A compressed input, in a build that reads none.
+    #[error(
+        "{what} {} is a {format} archive, and this submit-result was built without compressed \
+         input (its default feature `compression` was turned off): decompress it first (zcat, \
+         zstdcat) or install submit-result with its default features (cargo install submit-cli)",
+        show(path, "from standard input")
+    )]
+    CompressionNotBuilt {
+        /// What the file holds (`calls`).
+        what: &'static str,
+        /// The file; `None` for standard input.
+        path: Option<PathBuf>,
+        /// How it is compressed.
+        format: crate::triage::Compression,
+    },
     /// A file that is not the JSON it should hold.
     #[error("{what} {} is not JSON: {source}", show(path, "from standard input"))]
     NotJson {

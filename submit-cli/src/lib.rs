@@ -42,7 +42,7 @@ pub mod shapes;
 pub mod triage;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -212,17 +212,22 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
         path: path.map(Path::to_path_buf),
         source,
     };
-    let (reader, size): (Box<dyn BufRead>, Option<u64>) = match path {
+    let (raw, size): (Box<dyn Read>, Option<u64>) = match path {
         Some(path) => {
             let file = File::open(path).map_err(read_error)?;
             let size = file.metadata().ok().map(|m| m.len());
-            (Box::new(BufReader::with_capacity(256 * 1024, file)), size)
+            (Box::new(file), size)
         }
-        None => (
-            Box::new(BufReader::with_capacity(256 * 1024, std::io::stdin())),
-            None,
-        ),
+        None => (Box::new(std::io::stdin()), None),
     };
+    let source = triage::open(raw).map_err(|error| match error {
+        triage::OpenError::Read(source) => read_error(source),
+        triage::OpenError::NotBuilt(format) => CliError::CompressionNotBuilt {
+            what: "calls",
+            path: path.map(Path::to_path_buf),
+            format,
+        },
+    })?;
     let write_error = |source| CliError::Write {
         what: "outcomes file",
         path: args.out.clone(),
@@ -235,20 +240,39 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
         )),
         None => None,
     };
-    let input = triage::Input {
-        reader,
-        size,
-        progress: std::io::stderr().is_terminal(),
-    };
-    let summary = triage::run(
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    let input = triage::Input::from_source(source, size)
+        .progress(std::io::stderr().is_terminal())
+        .threads(threads);
+    let triaged = triage::run(
         input,
         out.as_mut().map(|out| out as &mut dyn Write),
         triage::reader(&tool, provider, args.input),
-    )
-    .map_err(|error| match error {
-        triage::StreamError::Read(source) => read_error(source),
-        triage::StreamError::Write(source) => write_error(source),
-    })?;
+    );
+    // A read that failed part way still reports the lines read before it, then the failure.
+    let (summary, cut) = match triaged {
+        Ok(summary) => (summary, None),
+        Err(triage::StreamError::Read {
+            error,
+            line,
+            summary,
+        }) => {
+            let cut = CliError::ReadCut {
+                what: "calls",
+                path: path.map(Path::to_path_buf),
+                line,
+                source: error,
+            };
+            if let Some(out) = out.as_mut() {
+                out.flush().map_err(write_error)?;
+            }
+            (*summary, Some(cut))
+        }
+        Err(triage::StreamError::Write(source)) => return Err(write_error(source)),
+    };
     let report = summary.report(args.top);
     if let Some(path) = &args.html {
         std::fs::write(path, triage::html(&report)).map_err(|source| CliError::Write {
@@ -257,25 +281,20 @@ fn triage(args: &TriageArgs) -> Result<(), CliError> {
             source,
         })?;
     }
+    let write_error = |source| CliError::Write {
+        what: "output",
+        path: None,
+        source,
+    };
+    let mut stdout = std::io::stdout().lock();
     if args.json {
-        let write_error = |source| CliError::Write {
-            what: "output",
-            path: None,
-            source,
-        };
-        let mut stdout = std::io::stdout().lock();
         serde_json::to_writer(&mut stdout, &report).map_err(|e| write_error(e.into()))?;
         stdout.write_all(b"\n").map_err(write_error)?;
-        stdout.flush().map_err(write_error)
     } else {
-        let mut stdout = std::io::stdout().lock();
         stdout
             .write_all(report.table().as_bytes())
-            .and_then(|()| stdout.flush())
-            .map_err(|source| CliError::Write {
-                what: "output",
-                path: None,
-                source,
-            })
+            .map_err(write_error)?;
     }
+    stdout.flush().map_err(write_error)?;
+    cut.map_or(Ok(()), Err)
 }

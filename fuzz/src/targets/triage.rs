@@ -2,7 +2,8 @@
 //! entries, responses, conversations). The input is a whole file. Beyond "no panic": every
 //! line is counted, as calls, as malformed, as a failed batch entry or as holding no call;
 //! `--out` holds one outcome line per call, tagged with its input line, in order; the counts of kinds and causes add up; a line
-//! past the line limit (1 KiB here, `MAX_LINE_BYTES` in the tool) is malformed, not held.
+//! past the line limit (1 KiB here, `MAX_LINE_BYTES` in the tool) is malformed, not held. Three
+//! threads give the counts and `--out` of one.
 
 use std::sync::OnceLock;
 
@@ -30,21 +31,27 @@ pub fn run(data: &[u8]) {
         return;
     };
     let provider = Provider::ALL[usize::from(*provider) % Provider::ALL.len()];
-    let input = Input {
-        reader: std::io::BufReader::with_capacity(64, file),
-        size: None,
-        progress: false,
+    let triage = |threads: usize| {
+        let input = Input::new(std::io::BufReader::with_capacity(64, file)).threads(threads);
+        let mut out = Vec::new();
+        match run_limited(
+            input,
+            Some(&mut out),
+            reader(tool(), provider, InputFormat::Auto),
+            MAX_LINE,
+        ) {
+            Ok(summary) => (summary, out),
+            Err(error) => panic!("reading memory cannot fail: {error:?}"),
+        }
     };
-    let mut out = Vec::new();
-    let summary = match run_limited(
-        input,
-        Some(&mut out),
-        reader(tool(), provider, InputFormat::Auto),
-        MAX_LINE,
-    ) {
-        Ok(summary) => summary,
-        Err(error) => panic!("reading memory cannot fail: {error:?}"),
-    };
+    let (summary, out) = triage(1);
+    // Three threads count and write exactly what one does.
+    let (other, other_out) = triage(3);
+    assert_eq!(
+        format!("{:?}", other.report(10)),
+        format!("{:?}", summary.report(10))
+    );
+    assert!(other_out == out, "another --out on three threads");
     // Every line counted: each `\n` ends one, and bytes after the last one are one more.
     let lines = file.split(|b| *b == b'\n').count() as u64
         - u64::from(file.last().is_none_or(|b| *b == b'\n'));

@@ -35,6 +35,7 @@ use serde_json::Value;
 use submit_core::{Provider, StopReason};
 
 use super::calls::{chat_calls, claude_blocks, gemini_parts, responses_items};
+use super::detect::detect;
 use super::response::{claude_message, response_of};
 use crate::args::InputFormat;
 
@@ -89,57 +90,6 @@ pub fn find<'a>(
             })
         }
     }
-}
-
-/// The format a line's shape shows; a bare call when it shows none.
-fn detect(value: &Value) -> InputFormat {
-    let Some(object) = value.as_object() else {
-        // A conversation is messages: a non-empty array of objects. Anything else is left to
-        // the bare call's reader, which says why it is not a call.
-        let messages = value.as_array().filter(|messages| !messages.is_empty());
-        return if messages.is_some_and(|messages| messages.iter().all(Value::is_object)) {
-            InputFormat::Conversation
-        } else {
-            InputFormat::Call
-        };
-    };
-    if object.contains_key("custom_id") {
-        if object.contains_key("result") {
-            return InputFormat::AnthropicBatch;
-        }
-        if object.contains_key("response") || object.contains_key("error") {
-            return InputFormat::OpenaiBatch;
-        }
-    }
-    if object.get("key").is_some_and(Value::is_string)
-        && (object.contains_key("response") || object.contains_key("error"))
-    {
-        return InputFormat::GeminiBatch;
-    }
-    if is_response(value) {
-        return InputFormat::Response;
-    }
-    // A request body holding a conversation: OpenAI's name their `model`; Gemini's do not.
-    let holds = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_array)
-            .is_some_and(|items| !items.is_empty() && items.iter().all(Value::is_object))
-    };
-    if (object.contains_key("model") && (holds("messages") || holds("input"))) || holds("contents")
-    {
-        return InputFormat::Conversation;
-    }
-    InputFormat::Call
-}
-
-fn is_response(value: &Value) -> bool {
-    value.get("choices").is_some_and(Value::is_array)
-        || value.get("candidates").is_some_and(Value::is_array)
-        || (value.get("object").and_then(Value::as_str) == Some("response")
-            && value.get("output").is_some_and(Value::is_array))
-        || (value.get("type").and_then(Value::as_str) == Some("message")
-            && value.get("content").is_some_and(Value::is_array))
 }
 
 /// An OpenAI Batch API output line.

@@ -1,11 +1,15 @@
 //! A line handled by the submit tool: the outcome of each call found in it, and the shape a
 //! declined recovery saw.
 
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use submit_core::{
     Incoming, Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
 };
 
+use super::detect::{detect, Node, Top};
 use super::found::{find, Line};
 use crate::args::InputFormat;
 use crate::shapes::declined_shape;
@@ -41,13 +45,13 @@ impl From<Handled> for Entry {
 }
 
 /// Handles lines with `tool`, each line one call (with no stop reason around it, so handled as
-/// usual): a line not in `provider`'s shape is an `Err` naming why.
+/// usual): a line that is not JSON, or not a call in `provider`'s shape, is an `Err` naming why.
 pub fn handler(
     tool: &SubmitTool<Value>,
     provider: Provider,
-) -> impl FnMut(&Value) -> Result<Handled, String> + '_ {
-    move |value| {
-        handle(tool, provider, value, StopReason::Complete)?
+) -> impl Fn(&[u8]) -> Result<Handled, String> + Sync + '_ {
+    move |line| {
+        bare(tool, provider, line)?
             .ok_or_else(|| format!("a {PARALLEL_WRAPPER} call with no entry of the tool"))
     }
 }
@@ -56,6 +60,10 @@ pub fn handler(
 /// the tool found by its name; a bare call is read in `provider`'s shape. A submit call that is
 /// the last tool call of a response that stopped at the output-token limit is rejected with
 /// cause `truncated_call` (see [`find`]).
+///
+/// Under [`InputFormat::Auto`] the line's top-level members are read first, without decoding
+/// them, to tell what it holds; a bare call (under `Auto` or [`InputFormat::Call`]) is handed to
+/// the tool as the line's bytes.
 ///
 /// The visible text of a whole response's turn that made no submit call is read for one the
 /// model wrote as text ([`SubmitTool::handle_text`], with how the turn ended): a call found
@@ -66,8 +74,30 @@ pub fn reader(
     tool: &SubmitTool<Value>,
     provider: Provider,
     format: InputFormat,
-) -> impl FnMut(&Value) -> Result<Entry, String> + '_ {
-    move |value| match find(value, format, provider, tool.name())? {
+) -> impl Fn(&[u8]) -> Result<Entry, String> + Sync + '_ {
+    move |line| {
+        let format = match format {
+            InputFormat::Auto => detect(Node::Top(&Top::read(line).map_err(not_json)?)),
+            chosen => chosen,
+        };
+        if format == InputFormat::Call {
+            return Ok(bare(tool, provider, line)?
+                .map(Entry::from)
+                .unwrap_or_default());
+        }
+        let value: Value = serde_json::from_slice(line).map_err(not_json)?;
+        entry(tool, find(&value, format, provider, tool.name())?)
+    }
+}
+
+/// Why a line is malformed when it is not JSON.
+fn not_json(error: serde_json::Error) -> String {
+    format!("not JSON: {error}")
+}
+
+/// The calls and texts found in a line, handled.
+fn entry(tool: &SubmitTool<Value>, line: Line<'_>) -> Result<Entry, String> {
+    match line {
         Line::Failed { custom_id, status } => Ok(Entry {
             custom_id: custom_id.map(str::to_owned),
             calls: Vec::new(),
@@ -104,6 +134,57 @@ pub fn reader(
     }
 }
 
+/// A line that is one call in `provider`'s shape, handled from its bytes as they are (the
+/// argument text read in place); `None` for a `multi_tool_use.parallel` call with no entry of
+/// the tool.
+fn bare(
+    tool: &SubmitTool<Value>,
+    provider: Provider,
+    line: &[u8],
+) -> Result<Option<Handled>, String> {
+    let received = tool.receive(Incoming::call_json(provider, line));
+    let outcome = match received {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => return Ok(None),
+        // A line that is no JSON says so as every other malformed line does.
+        Err(error) => match serde_json::from_slice::<IgnoredAny>(line) {
+            Err(syntax) => return Err(not_json(syntax)),
+            Ok(_) => return Err(error.to_string()),
+        },
+    };
+    let shape = declined(
+        tool,
+        &outcome,
+        || serde_json::from_slice::<Value>(line).ok().map(Cow::Owned),
+        provider,
+    );
+    Ok(Some(Handled { outcome, shape }))
+}
+
+/// The declined shape of `outcome`, a rejection whose recovery declined, read from the call's
+/// value (`call`, only decoded then); `None` for any other outcome.
+fn declined<'v>(
+    tool: &SubmitTool<Value>,
+    outcome: &Outcome<Value>,
+    call: impl FnOnce() -> Option<Cow<'v, Value>>,
+    provider: Provider,
+) -> Option<String> {
+    let Outcome::Rejected(rejected) = outcome else {
+        return None;
+    };
+    let cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined) =
+        rejected.error.cause()?
+    else {
+        return None;
+    };
+    let value = call()?;
+    let call = provider
+        .read_call(&value)
+        .ok()
+        .filter(|call| call.name != Some(PARALLEL_WRAPPER))?;
+    declined_shape(call.arguments, tool.payload_field(), cause)
+}
+
 /// One call found, handled; `None` for a `multi_tool_use.parallel` call with no entry of the
 /// tool (its one entry of the tool is handled as that call).
 fn handle(
@@ -118,18 +199,6 @@ fn handle(
     else {
         return Ok(None);
     };
-    let shape = match &outcome {
-        Outcome::Rejected(rejected) => match rejected.error.cause() {
-            Some(
-                cause @ (ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined),
-            ) => provider
-                .read_call(value)
-                .ok()
-                .filter(|call| call.name != Some(PARALLEL_WRAPPER))
-                .and_then(|call| declined_shape(call.arguments, tool.payload_field(), cause)),
-            _ => None,
-        },
-        Outcome::Accepted(_) => None,
-    };
+    let shape = declined(tool, &outcome, || Some(Cow::Borrowed(value)), provider);
     Ok(Some(Handled { outcome, shape }))
 }

@@ -3,7 +3,10 @@
 //!
 //! The files, by what they hold:
 //!
-//! - `read.rs`: the bounded line reader, which drives the rest over a whole input.
+//! - `input.rs`: the input opened, a gzip or Zstandard archive decompressed as it is read.
+//! - `read.rs`: the bounded line reader, which drives the rest over a whole input: chunks of
+//!   lines handled on as many threads as asked, counted and written in input order.
+//! - `detect.rs`: what a line holds, told from its top-level members.
 //! - `line.rs`, `found.rs`, `calls.rs`, `response.rs`: what a line holds and where its calls
 //!   are (a bare call, a batch entry, a whole response or a conversation); the calls in each
 //!   provider's message shapes, each with how its turn ended; and the visible text of a
@@ -16,9 +19,11 @@
 //! - `progress.rs`: the progress line on a terminal.
 
 mod calls;
+mod detect;
 mod found;
 mod handler;
 mod html;
+mod input;
 mod line;
 mod progress;
 mod read;
@@ -31,7 +36,8 @@ mod test_support;
 pub use found::{find, Found, FoundText, Line};
 pub use handler::{handler, reader, Entry, Handled};
 pub use html::html;
-pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES};
+pub use input::{open, Compression, OpenError, ReadCount, Source};
+pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES, MAX_THREADS};
 pub use report::{
     Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Row, RowKind,
     Share,

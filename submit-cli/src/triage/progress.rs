@@ -3,11 +3,12 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// A one-line progress display on standard error, redrawn at most ten times a second.
+/// A one-line progress display on standard error, redrawn at most ten times a second: the
+/// share of the input's bytes read (of the archive, for a compressed input) when its size is
+/// known, and the lines counted.
 pub(super) struct Progress {
     enabled: bool,
     size: Option<u64>,
-    bytes: u64,
     last: Instant,
     drawn: bool,
 }
@@ -19,18 +20,14 @@ impl Progress {
         Progress {
             enabled,
             size,
-            bytes: 0,
             last: Instant::now(),
             drawn: false,
         }
     }
 
-    pub(super) fn tick(&mut self, lines: u64, bytes: u64) {
-        if !self.enabled {
-            return;
-        }
-        self.bytes += bytes;
-        if !lines.is_multiple_of(1024) || self.last.elapsed() < Self::EVERY {
+    /// Lines counted so far, and the bytes of the input read so far.
+    pub(super) fn tick(&mut self, lines: u64, read: u64) {
+        if !self.enabled || self.last.elapsed() < Self::EVERY {
             return;
         }
         self.last = Instant::now();
@@ -38,7 +35,7 @@ impl Progress {
         let mut stderr = std::io::stderr().lock();
         let _ = match self.size.filter(|size| *size > 0) {
             Some(size) => {
-                let done = self.bytes.min(size);
+                let done = read.min(size);
                 let width = 30u64;
                 let filled = done * width / size;
                 write!(

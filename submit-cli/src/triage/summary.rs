@@ -107,6 +107,20 @@ impl Summary {
 
     /// Counts an outcome, and `shape`, the declined shape of a declined recovery.
     pub fn record(&mut self, outcome: &Outcome<Value>, shape: Option<String>) {
+        if let Some((cause, shape)) = self.count(outcome, shape) {
+            self.shapes.add(cause, shape);
+        }
+    }
+
+    /// Counts an outcome like [`Summary::record`], except its declined shape, which it returns
+    /// with its cause for the shape counter instead: the counter's estimate depends on the
+    /// order of the shapes once it is full, so the shapes of lines counted apart are added to
+    /// it in input order after [`Summary::add`].
+    pub fn count(
+        &mut self,
+        outcome: &Outcome<Value>,
+        shape: Option<String>,
+    ) -> Option<(ParameterCause, String)> {
         match outcome {
             Outcome::Accepted(accepted) => {
                 self.accepted += 1;
@@ -153,13 +167,110 @@ impl Summary {
                         cause,
                         ParameterCause::StringifiedDeclined | ParameterCause::ReasoningDeclined
                     ) {
-                        if let Some(shape) = shape {
-                            self.shapes.add(cause, shape);
-                        }
+                        return shape.map(|shape| (cause, shape));
                     }
                 }
             },
         }
+        None
+    }
+
+    /// Adds the counts of `later`, lines counted apart that come after these, as if they had
+    /// been counted here.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use submit_cli::triage::Summary;
+    /// use submit_core::{Accepted, Outcome};
+    ///
+    /// let accepted = Outcome::Accepted(Accepted::new(json!({}), String::new(), json!({})));
+    /// let mut first = Summary::default();
+    /// first.lines = 2;
+    /// first.record_malformed(1, "empty line");
+    /// first.record(&accepted, None);
+    /// let mut later = Summary::default();
+    /// later.lines = 1;
+    /// later.record_malformed(3, "empty line");
+    /// first.add(later);
+    /// assert_eq!((first.lines, first.malformed, first.clean), (3, 2, 1));
+    /// let lines: Vec<u64> = first.malformed_first.iter().map(|m| m.line).collect();
+    /// assert_eq!(lines, [1, 3]);
+    /// ```
+    ///
+    /// Every count is summed, the malformed lines kept by number as far as [`MALFORMED_KEPT`]
+    /// goes. Declined shapes are not added: `later` counts them with [`Summary::count`], which
+    /// leaves them to the caller.
+    pub fn add(&mut self, later: Summary) {
+        // Every field named, so a count added to the summary cannot be forgotten here.
+        let Summary {
+            lines,
+            malformed,
+            malformed_first,
+            accepted,
+            clean,
+            stringified,
+            reasoning_opener,
+            reasoning_member,
+            trailing_closers,
+            stringified_arguments,
+            fenced_arguments,
+            wrapped_arguments,
+            stringified_property,
+            closing_markup,
+            call_in_text,
+            call_in_text_format,
+            parallel_wrapper,
+            wrapped_call,
+            stringified_value,
+            enum_case,
+            payload,
+            parameter,
+            undecodable_arguments,
+            absent_or_mistyped,
+            stringified_declined,
+            reasoning_declined,
+            swallowed_parameter,
+            truncated_call,
+            shapes: _,
+            failed_entries,
+            without_call,
+        } = later;
+        self.lines += lines;
+        self.malformed += malformed;
+        let room = MALFORMED_KEPT.saturating_sub(self.malformed_first.len());
+        self.malformed_first
+            .extend(malformed_first.into_iter().take(room));
+        self.accepted += accepted;
+        self.clean += clean;
+        self.stringified += stringified;
+        self.reasoning_opener += reasoning_opener;
+        self.reasoning_member += reasoning_member;
+        self.trailing_closers += trailing_closers;
+        self.stringified_arguments += stringified_arguments;
+        self.fenced_arguments += fenced_arguments;
+        self.wrapped_arguments += wrapped_arguments;
+        self.stringified_property += stringified_property;
+        self.closing_markup += closing_markup;
+        self.call_in_text += call_in_text;
+        for (total, count) in self.call_in_text_format.iter_mut().zip(call_in_text_format) {
+            *total += count;
+        }
+        self.parallel_wrapper += parallel_wrapper;
+        self.wrapped_call += wrapped_call;
+        self.stringified_value += stringified_value;
+        self.enum_case += enum_case;
+        self.payload += payload;
+        self.parameter += parameter;
+        self.undecodable_arguments += undecodable_arguments;
+        self.absent_or_mistyped += absent_or_mistyped;
+        self.stringified_declined += stringified_declined;
+        self.reasoning_declined += reasoning_declined;
+        self.swallowed_parameter += swallowed_parameter;
+        self.truncated_call += truncated_call;
+        for (status, count) in failed_entries {
+            *self.failed_entries.entry(status).or_insert(0) += count;
+        }
+        self.without_call += without_call;
     }
 
     /// The counter of a recovery kind.

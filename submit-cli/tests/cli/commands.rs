@@ -928,7 +928,7 @@ const KINDS: usize = 12;
 
 /// Writes `n` lines mixing clean, stringified-with-`</invoke>`, reasoning-nested (both
 /// forms), declined (both recoveries), absent, payload-error, undecodable and malformed calls.
-fn gen_calls(path: &Path, provider: &str, n: usize) {
+pub(crate) fn gen_calls(path: &Path, provider: &str, n: usize) {
     let file = std::fs::File::create(path).unwrap();
     let mut out = std::io::BufWriter::new(file);
     for i in 0..n {

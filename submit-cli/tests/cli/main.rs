@@ -10,3 +10,4 @@ mod mcp;
 mod triage_formats;
 mod triage_html;
 mod triage_memory;
+mod triage_scale;

@@ -44,12 +44,9 @@ fn a_100_mib_line_is_skipped_in_bounded_memory_and_every_line_counted() {
         tail: b"{\"ok\": 1}\n",
         at: 0,
     };
-    let input = Input {
-        reader: BufReader::with_capacity(64 * 1024, reader),
-        size: None,
-        progress: false,
-    };
-    let handle = |call: &serde_json::Value| {
+    let input = Input::new(BufReader::with_capacity(64 * 1024, reader));
+    let handle = |line: &[u8]| {
+        let call: serde_json::Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
         Ok(Handled {
             outcome: Outcome::Accepted(Accepted::new(
                 call.clone(),
