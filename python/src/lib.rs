@@ -745,12 +745,15 @@ impl SubmitTool {
     }
 
     /// Handles a column of calls in one pass, without holding the interpreter's lock: `calls`
-    /// is an Arrow array of strings (pyarrow's, or any library's that exports the Arrow
-    /// PyCapsule interface), each the JSON text of a call in `provider`'s shape; the answer is
-    /// a `pyarrow.StructArray` of the same length with the columns `accepted`, `response` (the
-    /// response as JSON text), `reasoning`, `recoveries` (their kinds), `error_class`, `cause`
-    /// and `message`. A null call, or a `multi_tool_use.parallel` call with no entry of this
-    /// tool, gives a null row; text that is no JSON is rejected as undecodable.
+    /// is an Arrow array or chunked array of strings (pyarrow's, or any library's that exports
+    /// the Arrow PyCapsule interface, `__arrow_c_array__` or `__arrow_c_stream__`), each the
+    /// JSON text of a call in `provider`'s shape; the answer is a `pyarrow.StructArray` of the
+    /// same length (for a chunked array or stream, a `pyarrow.ChunkedArray` of the same chunks)
+    /// with the columns `accepted`, `response` (the response as JSON text), `reasoning`,
+    /// `recoveries` (their kinds), `error_class`, `cause` and `message`. Each row is read from
+    /// its own bytes, so a member written twice is seen. A null call, or a
+    /// `multi_tool_use.parallel` call with no entry of this tool, gives a null row; text that
+    /// is no JSON is rejected as undecodable.
     /// `finish_reasons`, when given, is a string array of the same length: each row's finish
     /// reason in the provider's spelling.
     ///
@@ -791,12 +794,18 @@ impl SubmitTool {
         let rows: Vec<(Option<&str>, Option<&str>)> = texts.into_iter().zip(reasons).collect();
         let outcome = |(text, reason): &(Option<&str>, Option<&str>)| {
             let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-            // The row read as a value, as `handle` reads a dict, so each row gets the verdict
-            // `handle` gives its JSON value; the door's reading of the bytes in place
-            // (`Incoming::call_json`) costs more a row (BENCHMARKS.md).
-            text.and_then(|text| match batch::call_of(text) {
-                Ok(call) => self.dispatch(provider, &call, end),
-                Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+            text.and_then(|text| {
+                // The call read from its own bytes, in place.
+                let incoming = Incoming::call_json(provider, text.as_bytes()).stop(end);
+                match self.tool.receive(incoming) {
+                    Ok(found) => found,
+                    // Not a call in the shape, or no JSON at all: the verdict `handle` gives
+                    // the row's JSON value, or the rejection of text that is none.
+                    Err(_) => match batch::call_of(text) {
+                        Ok(call) => self.dispatch(provider, &call, end),
+                        Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+                    },
+                }
             })
         };
         let array = match &self.model {

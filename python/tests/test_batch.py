@@ -284,3 +284,20 @@ def test_the_rows_keep_their_order_on_any_number_of_threads():
     assert tool.handle_batch("openai-chat", pa.array([], type=pa.string())).to_pylist() == []
     with pytest.raises(ValueError, match="threads must be at least 1"):
         tool.handle_batch("openai-chat", calls, threads=0)
+
+
+def test_a_row_is_read_from_its_bytes_so_a_member_written_twice_is_seen():
+    # Written by hand: an Anthropic tool_use block whose input names `reasoning` twice, which
+    # a dict (json.loads keeps the last) cannot show.
+    tool = SubmitTool(SCHEMA)
+    text = ('{"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": '
+            '{"reasoning": "a", "reasoning": "b", "result": {"answer": "42"}}}')
+    [row] = tool.handle_batch("claude", pa.array([text])).to_pylist()
+    assert row["accepted"] is False
+    assert row["message"] == ('failed to parse tool arguments: "reasoning" appears twice; '
+                              "send each parameter once")
+    assert tool.handle("claude", json.loads(text)).reasoning == "b"
+    # Once, the row and the dict agree.
+    once = text.replace('"reasoning": "a", ', "")
+    [row] = tool.handle_batch("claude", pa.array([once])).to_pylist()
+    assert decoded(row) == row_of(tool.handle("claude", json.loads(once)))
