@@ -19,16 +19,17 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// call (no form's opening names this tool).
     ///
     /// The forms are the [`TextFormat`](crate::TextFormat)s. An accepted call records
-    /// [`RecoveryKind::CallInText`] first, naming its format; the arguments then go through
-    /// every rule a call's arguments go through. The text must hold exactly one call, of this
-    /// tool, with nothing after it but whitespace, closing tokens and end-of-turn tokens; prose
-    /// before it is fine. A call that cannot be read, or that another call or text after it
-    /// declines, is rejected with cause [`ParameterCause::UndecodableArguments`] and the message
-    /// `your reply contains a <format> call of <tool> written as text, which is not run; call
-    /// <tool> as a tool call`, followed by `: <why>` when the call could not be read. In a turn
-    /// that stopped at the output-token limit ([`StopReason::OutputLimit`]) a call found is
-    /// cut off ([`ParameterCause::TruncatedCall`]), counting its bytes from its first marker.
-    /// Forms inside a JSON object or array the text holds are part of that JSON, not calls.
+    /// [`RecoveryKind::CallInText`] first, naming its format; the arguments then go through every
+    /// step of the [parsing rules](crate::rules::parsing) after step *Where the call was found*.
+    /// The text must hold exactly one call, of this tool, with nothing after it but whitespace,
+    /// closing tokens and end-of-turn tokens; prose before it is fine. A call that cannot be read,
+    /// or that another call or text after it declines, is rejected with cause
+    /// [`ParameterCause::UndecodableArguments`] and the message `your reply contains a <format>
+    /// call of <tool> written as text, which is not run; call <tool> as a tool call`, followed by
+    /// `: <why>` when the call could not be read. In a turn that stopped at the output-token limit
+    /// ([`StopReason::OutputLimit`]) a call found is cut off ([`ParameterCause::TruncatedCall`]),
+    /// counting its bytes from its first marker. Forms inside a JSON object or array the text holds
+    /// are part of that JSON, not calls.
     ///
     /// ```
     /// # extern crate submit_core as submit_result;
@@ -101,6 +102,6 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// # }
     /// ```
     pub fn text_call_start(&self, text: &str) -> Option<usize> {
-        text::first_mark(text, self.name())
+        text::call_start(text, self.name())
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! - `metadata`: a tool's metadata (from `#[derive(SubmitResult)]` or a tag string) and its
 //!   defaults.
-//! - `options`: how a submit tool is named, described and shaped, and why building one fails.
+//! - `options`: how a submit tool is named, described and laid out, and why building one fails.
 //! - `schema/`: the payload schema and its dialects: reflection, inlining of references, the
 //!   parameters object, Gemini's legacy subset, the two strict modes, the payload's property
 //!   table, and what the schema admits at each location of a payload.
@@ -48,7 +48,7 @@ pub use metadata::{
 pub use options::{BuildError, GeminiSchema, Options};
 pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextFormat};
 pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
-pub use parse::Arguments;
+pub use parse::{Arguments, JsonType};
 pub use provider::{Call, CallShapeError, Provider, UnknownProvider};
 pub use receive::Incoming;
 pub use stop::StopReason;

@@ -42,7 +42,7 @@ pub enum GeminiSchema {
     JsonSchema,
 }
 
-/// How a submit tool is named, described and shaped.
+/// How a submit tool is named, described and laid out.
 ///
 /// A builder: start from [`Options::new`] (every default), [`Options::for_response`] (the
 /// type's `#[submit_result(...)]` metadata) or [`Options::from_tag`], then adjust with the
@@ -149,8 +149,9 @@ impl Options {
         Options::from_metadata(&R::metadata())
     }
 
-    /// Options from a tag string in the seed's grammar: comma-separated `key=value` parts,
-    /// `\,` for a literal comma, bare `flat`/`omit_reasoning` flags.
+    /// Options from a tag string in the metadata grammar, the one `#[submit_result("...")]`
+    /// reads: comma-separated `key=value` parts, `\,` for a literal comma, bare
+    /// `flat`/`omit_reasoning` flags.
     ///
     /// Keys are `name`, `description`, `success`, `payload`, `payloadDescription`, `flat` and
     /// `omitReasoning` (also `payload_description`, `omit_reasoning`), matched without regard

@@ -1,7 +1,8 @@
 //! The one door: a call handed over as it arrived, with everything the front end knows of it,
 //! and the sequence every front end needs: read the call out of its provider's shape, take the
-//! call out of a `multi_tool_use.parallel` wrapper, apply the stop reason, then every parsing
-//! rule.
+//! call out of a `multi_tool_use.parallel` wrapper (step *Where the call was found*), apply the
+//! stop reason (step *Cut off at the output limit*), then every other step of the parsing
+//! rules.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -54,13 +55,13 @@ use crate::tool::SubmitTool;
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Incoming<'a> {
-    form: Form<'a>,
+    arrival: Arrival<'a>,
     stop: StopReason,
 }
 
-/// The form a call arrived in.
+/// How a call arrived: the form it arrived in.
 #[derive(Clone, Copy, Debug)]
-enum Form<'a> {
+enum Arrival<'a> {
     Call(Provider, &'a Value),
     CallJson(Provider, &'a [u8]),
     Arguments(Option<&'a str>, Arguments<'a>),
@@ -69,9 +70,9 @@ enum Form<'a> {
 }
 
 impl<'a> Incoming<'a> {
-    fn new(form: Form<'a>) -> Self {
+    fn new(arrival: Arrival<'a>) -> Self {
         Incoming {
-            form,
+            arrival,
             stop: StopReason::Complete,
         }
     }
@@ -80,7 +81,7 @@ impl<'a> Incoming<'a> {
     /// `functionCall` part, an OpenAI Chat tool call or a Responses `function_call` item (see
     /// [`Provider::read_call`]).
     pub fn call(provider: Provider, call: &'a Value) -> Self {
-        Incoming::new(Form::Call(provider, call))
+        Incoming::new(Arrival::Call(provider, call))
     }
 
     /// A call in `provider`'s shape, as its JSON bytes. An `input` or `args` object is read
@@ -88,13 +89,13 @@ impl<'a> Incoming<'a> {
     /// `input` or `args` is argument text encoded once, as in a value; the truncation rule's
     /// byte count for an object is still that of its compact JSON.
     pub fn call_json(provider: Provider, bytes: &'a [u8]) -> Self {
-        Incoming::new(Form::CallJson(provider, bytes))
+        Incoming::new(Arrival::CallJson(provider, bytes))
     }
 
     /// A call's arguments alone, called under `name` where it is known (a call named
     /// `multi_tool_use.parallel` is read as the wrapper).
     pub fn arguments(name: Option<&'a str>, arguments: Arguments<'a>) -> Self {
-        Incoming::new(Form::Arguments(name, arguments))
+        Incoming::new(Arrival::Arguments(name, arguments))
     }
 
     /// A call's arguments as the JSON text of a value, called under `name` where it is known:
@@ -103,14 +104,14 @@ impl<'a> Incoming<'a> {
     /// anything else is read as its value (text that is no JSON as argument text, which the
     /// parser rejects saying why).
     pub fn arguments_json(name: Option<&'a str>, text: &'a str) -> Self {
-        Incoming::new(Form::ArgumentsJson(name, text))
+        Incoming::new(Arrival::ArgumentsJson(name, text))
     }
 
     /// One entry of a `multi_tool_use.parallel` wrapper naming the tool (see
     /// [`parallel_entries`](crate::parallel_entries)): a loop that runs the wrapper's other
     /// entries hands over the tool's own one.
     pub fn parallel_entry(entry: &'a ParallelEntry) -> Self {
-        Incoming::new(Form::Entry(entry))
+        Incoming::new(Arrival::Entry(entry))
     }
 
     /// How the turn that carried the call ended, as it bears on this call: pass
@@ -172,20 +173,20 @@ impl<R: DeserializeOwned> SubmitTool<R> {
     /// ```
     pub fn receive(&self, incoming: Incoming<'_>) -> Result<Option<Outcome<R>>, CallShapeError> {
         let stop = incoming.stop;
-        Ok(match incoming.form {
-            Form::Call(provider, call) => {
+        Ok(match incoming.arrival {
+            Arrival::Call(provider, call) => {
                 let call = provider.read_call(call)?;
                 self.judge(call.name, call.arguments, stop)
             }
-            Form::CallJson(provider, bytes) => {
+            Arrival::CallJson(provider, bytes) => {
                 let call = json::read_call(provider, bytes)?;
                 self.judge_json(call.name.as_deref(), &call.arguments, stop)
             }
-            Form::Arguments(name, arguments) => self.judge(name, arguments, stop),
-            Form::ArgumentsJson(name, text) => {
+            Arrival::Arguments(name, arguments) => self.judge(name, arguments, stop),
+            Arrival::ArgumentsJson(name, text) => {
                 self.judge_json(name, &JsonArguments::of_value_text(text), stop)
             }
-            Form::Entry(entry) => Some(self.entry(entry, stop)),
+            Arrival::Entry(entry) => Some(self.entry(entry, stop)),
         })
     }
 
@@ -218,7 +219,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         self.judge(name, arguments.as_arguments(), stop)
     }
 
-    /// The verdict on a call's arguments: the stop reason, then every parsing rule.
+    /// The verdict on a call's arguments: step *Cut off at the output limit*, then every later
+    /// step.
     pub(crate) fn verdict(&self, arguments: Arguments<'_>, stop: StopReason) -> Outcome<R> {
         match stop {
             StopReason::OutputLimit => self.reject(stop::truncated(self.name(), arguments)),
@@ -226,7 +228,8 @@ impl<R: DeserializeOwned> SubmitTool<R> {
         }
     }
 
-    /// The parsing rules on `arguments`, after `found` (where the call was found) is recorded.
+    /// The parsing rules on `arguments`, after `found` (step *Where the call was found*) is
+    /// recorded.
     pub(crate) fn parse(&self, arguments: Arguments<'_>, found: Option<Recovery>) -> Outcome<R> {
         match self.parser().parse(arguments, found, self.from_value) {
             Ok(accepted) => Outcome::Accepted(accepted),

@@ -19,3 +19,6 @@ pub mod values {}
 
 #[doc = include_str!("../docs/definitions.md")]
 pub mod definitions {}
+
+#[cfg(test)]
+mod vocabulary;

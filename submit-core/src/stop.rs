@@ -65,8 +65,8 @@ impl Provider {
     }
 }
 
-/// The rejection of a call cut off at the output-token limit: cause *truncated call*, naming
-/// how many bytes of arguments arrived.
+/// Step *Cut off at the output limit*: the rejection of a call cut off at the output-token
+/// limit, cause *truncated call*, naming how many bytes of arguments arrived.
 pub(crate) fn truncated(tool: &str, arguments: Arguments<'_>) -> SubmitError {
     truncated_after(tool, argument_bytes(arguments))
 }

@@ -60,7 +60,7 @@ pub(crate) struct Inner {
     pub(crate) properties: Vec<Property>,
     /// The definitions, indexed by `Provider::index`.
     pub(crate) definitions: [Value; 4],
-    /// For a tool built from a JSON Schema document: the validator of step 7.
+    /// For a tool built from a JSON Schema document: the validator of step *Decode*.
     pub(crate) validator: Option<jsonschema::Validator>,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
     /// argument is rejected.
@@ -318,7 +318,8 @@ impl<R: SubmitResult> SubmitTool<R> {
 
 impl SubmitTool<Value> {
     /// Builds a tool whose payload is described by a JSON Schema document instead of a Rust
-    /// type; step 7 then validates the payload against it.
+    /// type; step *Decode* of the [parsing rules](crate::rules::parsing) then validates the
+    /// payload against it.
     ///
     /// The document gets the same treatment as a reflected schema (local references inlined,
     /// no `$schema`/`$id`/`title` at the root, the root description set to the payload
@@ -393,7 +394,7 @@ fn build(
     let properties = schema::property::table(&payload_schema);
     let closed = payload_schema.get("additionalProperties") == Some(&Value::Bool(false));
     if options.flat_payload {
-        if let Some(problem) = schema::flat_shape_problem(&payload_schema) {
+        if let Some(problem) = schema::flat_schema_problem(&payload_schema) {
             return Err(BuildError::FlatNotAnObject(problem));
         }
         if !options.omit_reasoning && properties.iter().any(|p| p.name == REASONING) {
@@ -404,7 +405,7 @@ fn build(
     schema::omit_fields(&mut advertised, &options.omit_payload_fields)?;
     let parameters = schema::parameters(
         &advertised,
-        schema::Shape {
+        schema::Layout {
             payload_field: &options.payload_field_name,
             omit_reasoning: options.omit_reasoning,
             flat: options.flat_payload,

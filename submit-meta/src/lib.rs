@@ -146,7 +146,8 @@ impl Metadata {
         omit_reasoning: false,
     };
 
-    /// Reads a tag string in the seed's grammar (`name=x,payloadDescription=a\, b,flat`).
+    /// Reads a tag string in the metadata grammar, the one `#[submit_result("...")]` reads
+    /// (`name=x,payloadDescription=a\, b,flat`).
     ///
     /// Every mistake is reported, not only the first.
     pub fn from_tag(tag: &str) -> Result<Metadata, Errors> {

@@ -545,16 +545,9 @@ pub enum PartError {
     ResumeNotObject(&'static str),
 }
 
-/// The JSON type name of a value, as error messages name it.
+/// The JSON type name of a value, as error messages name it (the core's names).
 pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    submit_core::JsonType::of(value).as_str()
 }
 
 /// A metadata flag on a tool response: the tool failed and the output is its error.

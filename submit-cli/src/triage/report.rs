@@ -318,6 +318,8 @@ impl Report {
             count: share.count,
             share: Some(share.share),
         };
+        let recovered = |label, of: Share| share(label, 1, RowKind::Recovered, of);
+        let rejected = |label, of: Share| share(label, 2, RowKind::Rejected, of);
         let recovery = &self.recovery;
         let cause = &self.cause;
         let mut rows = vec![
@@ -331,56 +333,16 @@ impl Report {
         rows.extend([
             share("accepted", 0, RowKind::Total, self.accepted),
             share("clean", 1, RowKind::Clean, self.clean),
-            share("stringified", 1, RowKind::Recovered, recovery.stringified),
-            share(
-                "reasoning_opener",
-                1,
-                RowKind::Recovered,
-                recovery.reasoning_opener,
-            ),
-            share(
-                "reasoning_member",
-                1,
-                RowKind::Recovered,
-                recovery.reasoning_member,
-            ),
-            share(
-                "trailing_closers",
-                1,
-                RowKind::Recovered,
-                recovery.trailing_closers,
-            ),
-            share(
-                "stringified_arguments",
-                1,
-                RowKind::Recovered,
-                recovery.stringified_arguments,
-            ),
-            share(
-                "fenced_arguments",
-                1,
-                RowKind::Recovered,
-                recovery.fenced_arguments,
-            ),
-            share(
-                "wrapped_arguments",
-                1,
-                RowKind::Recovered,
-                recovery.wrapped_arguments,
-            ),
-            share(
-                "stringified_property",
-                1,
-                RowKind::Recovered,
-                recovery.stringified_property,
-            ),
-            share(
-                "closing_markup",
-                1,
-                RowKind::Recovered,
-                recovery.closing_markup,
-            ),
-            share("call_in_text", 1, RowKind::Recovered, recovery.call_in_text),
+            recovered("stringified", recovery.stringified),
+            recovered("reasoning_opener", recovery.reasoning_opener),
+            recovered("reasoning_member", recovery.reasoning_member),
+            recovered("trailing_closers", recovery.trailing_closers),
+            recovered("stringified_arguments", recovery.stringified_arguments),
+            recovered("fenced_arguments", recovery.fenced_arguments),
+            recovered("wrapped_arguments", recovery.wrapped_arguments),
+            recovered("stringified_property", recovery.stringified_property),
+            recovered("closing_markup", recovery.closing_markup),
+            recovered("call_in_text", recovery.call_in_text),
         ]);
         rows.extend(
             FORMAT_LABELS
@@ -390,53 +352,18 @@ impl Report {
                 .map(|(label, format)| share(label, 2, RowKind::Part, *format)),
         );
         rows.extend([
-            share(
-                "parallel_wrapper",
-                1,
-                RowKind::Recovered,
-                recovery.parallel_wrapper,
-            ),
-            share("wrapped_call", 1, RowKind::Recovered, recovery.wrapped_call),
-            share(
-                "stringified_value",
-                1,
-                RowKind::Recovered,
-                recovery.stringified_value,
-            ),
-            share("enum_case", 1, RowKind::Recovered, recovery.enum_case),
+            recovered("parallel_wrapper", recovery.parallel_wrapper),
+            recovered("wrapped_call", recovery.wrapped_call),
+            recovered("stringified_value", recovery.stringified_value),
+            recovered("enum_case", recovery.enum_case),
             share("rejected", 0, RowKind::Total, self.rejected),
             share("parameter", 1, RowKind::Total, self.class.parameter),
-            share(
-                "undecodable_arguments",
-                2,
-                RowKind::Rejected,
-                cause.undecodable_arguments,
-            ),
-            share(
-                "absent_or_mistyped",
-                2,
-                RowKind::Rejected,
-                cause.absent_or_mistyped,
-            ),
-            share(
-                "stringified_declined",
-                2,
-                RowKind::Rejected,
-                cause.stringified_declined,
-            ),
-            share(
-                "reasoning_declined",
-                2,
-                RowKind::Rejected,
-                cause.reasoning_declined,
-            ),
-            share(
-                "swallowed_parameter",
-                2,
-                RowKind::Rejected,
-                cause.swallowed_parameter,
-            ),
-            share("truncated_call", 2, RowKind::Rejected, cause.truncated_call),
+            rejected("undecodable_arguments", cause.undecodable_arguments),
+            rejected("absent_or_mistyped", cause.absent_or_mistyped),
+            rejected("stringified_declined", cause.stringified_declined),
+            rejected("reasoning_declined", cause.reasoning_declined),
+            rejected("swallowed_parameter", cause.swallowed_parameter),
+            rejected("truncated_call", cause.truncated_call),
             share("payload", 1, RowKind::Rejected, self.class.payload),
         ]);
         rows

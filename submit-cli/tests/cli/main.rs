@@ -11,3 +11,4 @@ mod triage_formats;
 mod triage_html;
 mod triage_memory;
 mod triage_scale;
+mod vocabulary;

@@ -1,4 +1,5 @@
-//! A call's arguments, and step 1 of the parsing rules: decoding them into one JSON object.
+//! A call's arguments, and step *The arguments as a whole* of the parsing rules: decoding them
+//! into one JSON object.
 //!
 //! Arguments that arrived as a JSON value are read in place. Arguments that arrived as text
 //! are read once, member by member, each member kept as its raw JSON text (`&RawValue`), so the
@@ -20,7 +21,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, Map
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::members::{decode_map, repeated, CowStr, Members, Seen};
+use super::members::{decode_map, repeated, CowStr, Members, Seen, Stopped};
 use super::reasoning::REASONING;
 use crate::error::{ParameterCause, SubmitError};
 
@@ -35,7 +36,7 @@ pub enum Arguments<'a> {
     Missing,
 }
 
-/// The arguments object after step 1.
+/// The arguments object after step *The arguments as a whole*.
 #[derive(Debug)]
 pub(crate) enum Object<'a> {
     /// `{}`: a missing arguments field or JSON `null`.
@@ -53,32 +54,54 @@ pub(crate) enum Member<'a> {
     Text(&'a RawValue),
 }
 
-/// The JSON type of a value, named as the messages name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum JsonType {
+/// The JSON type of a value, named as the messages name it (`got array`).
+///
+/// ```
+/// use serde_json::json;
+/// use submit_core::JsonType;
+///
+/// assert_eq!(JsonType::of(&json!([1, 2])), JsonType::Array);
+/// assert_eq!(JsonType::of(&json!(true)).as_str(), "boolean");
+/// assert_eq!(format!("got {}", JsonType::of(&json!(null))), "got null");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JsonType {
+    /// `null`.
     Null,
+    /// An object, `{…}`.
     Object,
+    /// An array, `[…]`.
     Array,
+    /// A string.
     String,
+    /// `true` or `false`, named `boolean`.
     Boolean,
+    /// A number, integer or not.
     Number,
 }
 
 impl fmt::Display for JsonType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.write_str(self.as_str())
+    }
+}
+
+impl JsonType {
+    /// The name the messages give the type: `null`, `object`, `array`, `string`, `boolean` or
+    /// `number`.
+    pub fn as_str(self) -> &'static str {
+        match self {
             JsonType::Null => "null",
             JsonType::Object => "object",
             JsonType::Array => "array",
             JsonType::String => "string",
             JsonType::Boolean => "boolean",
             JsonType::Number => "number",
-        })
+        }
     }
-}
 
-impl JsonType {
-    pub(crate) fn of(value: &Value) -> JsonType {
+    /// The type of `value`.
+    pub fn of(value: &Value) -> JsonType {
         match value {
             Value::Null => JsonType::Null,
             Value::Bool(_) => JsonType::Boolean,
@@ -191,19 +214,20 @@ impl<'a> Member<'a> {
     }
 }
 
-/// The members step 1 reads in place on its fast path: the payload parameter's name, and
-/// whether the reasoning parameter is advertised.
+/// The members step *The arguments as a whole* reads in place on its fast path: the payload
+/// parameter's name, and whether the reasoning parameter is advertised.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InPlace<'t> {
     pub(crate) payload: &'t str,
     pub(crate) reasoning: bool,
-    /// The payload object is read as JSON, to be validated at step 7 (a tool built from a JSON
-    /// Schema document), instead of decoded into the response type.
+    /// The payload object is read as JSON, to be validated at step *Decode* (a tool built from a
+    /// JSON Schema document), instead of decoded into the response type.
     pub(crate) as_json: bool,
 }
 
-/// What step 1 read: the arguments object, and what its fast path read in place.
-pub(crate) struct Read<'a, R> {
+/// What step *The arguments as a whole* read: the arguments object, and what its fast path
+/// read in place.
+pub(crate) struct ArgumentsRead<'a, R> {
     /// The object. A member read in place stands in it as `null`: its value is below.
     pub(crate) object: Object<'a>,
     /// The reasoning string, unescaped.
@@ -212,10 +236,10 @@ pub(crate) struct Read<'a, R> {
     pub(crate) payload: Option<PayloadRead<'a, R>>,
 }
 
-impl<'a, R> Read<'a, R> {
+impl<'a, R> ArgumentsRead<'a, R> {
     /// An object with nothing read in place.
     pub(crate) fn plain(object: Object<'a>) -> Self {
-        Read {
+        ArgumentsRead {
             object,
             reasoning: None,
             payload: None,
@@ -223,20 +247,20 @@ impl<'a, R> Read<'a, R> {
     }
 }
 
-/// The payload parameter as step 1's fast path read it.
+/// The payload parameter as the fast path of step *The arguments as a whole* read it.
 pub(crate) enum PayloadRead<'a, R> {
     /// An object, decoded into the response type.
     Decoded(R),
-    /// An object, read as JSON for step 7 to validate.
+    /// An object, read as JSON for step *Decode* to validate.
     Json(Value),
     /// A string, its content unescaped.
     String(Cow<'a, str>),
 }
 
-/// What step 1 found.
-pub(crate) enum Step1<'a, R> {
+/// The arguments as a whole: one JSON object, or text that is none.
+pub(crate) enum AsWhole<'a, R> {
     /// One JSON object.
-    Object(Read<'a, R>),
+    Object(ArgumentsRead<'a, R>),
     /// Argument text that is no JSON object: the rules for the arguments as a whole may still
     /// read an object out of `text`; if none does, `rejection` is the answer.
     NotAnObject {
@@ -245,48 +269,48 @@ pub(crate) enum Step1<'a, R> {
     },
 }
 
-/// Step 1. JSON `null` and a missing field read as `{}`; a value that is no object, or an
-/// object that names a member twice, rejects with cause *undecodable arguments*. `in_place`
-/// names the members the fast path reads in place, when the tool decodes its payload straight
-/// from text.
+/// Step *The arguments as a whole*. JSON `null` and a missing field read as `{}`; a value that
+/// is no object rejects with cause *undecodable arguments*, and so does an object that names a
+/// member twice (step *Duplicate members*). `in_place` names the members the fast path reads in
+/// place, when the tool decodes its payload straight from text.
 pub(crate) fn read<'a, R: DeserializeOwned>(
     arguments: Arguments<'a>,
     in_place: Option<InPlace<'_>>,
-) -> Result<Step1<'a, R>, SubmitError> {
+) -> Result<AsWhole<'a, R>, SubmitError> {
     let object = match arguments {
         Arguments::Missing | Arguments::Value(Value::Null) => Object::Empty,
         Arguments::Value(Value::Object(map)) => Object::Value(map),
         Arguments::Value(other) => return Err(not_an_object(JsonType::of(other))),
         Arguments::Text(text) => return read_text(text, in_place),
     };
-    Ok(Step1::Object(Read::plain(object)))
+    Ok(AsWhole::Object(ArgumentsRead::plain(object)))
 }
 
-/// Step 1 on argument text: the fast path first where it applies, then the read of every
-/// member as written.
+/// Step *The arguments as a whole* on argument text: the fast path first where it applies,
+/// then the read of every member as written.
 fn read_text<'a, R: DeserializeOwned>(
     text: &'a str,
     in_place: Option<InPlace<'_>>,
-) -> Result<Step1<'a, R>, SubmitError> {
+) -> Result<AsWhole<'a, R>, SubmitError> {
     if !text.trim_start().starts_with('{') {
         // Not an object: validate it (serde_json skips a value without recursion) so the model
         // hears what the decoder said about broken text, and the type of well-formed text.
         let rejection = match serde_json::from_str::<IgnoredAny>(text) {
             Err(error) => undecodable(&error.to_string()),
             Ok(_) => match JsonType::of_text(text) {
-                JsonType::Null => return Ok(Step1::Object(Read::plain(Object::Empty))),
+                JsonType::Null => return Ok(AsWhole::Object(ArgumentsRead::plain(Object::Empty))),
                 other => not_an_object(other),
             },
         };
-        return Ok(Step1::NotAnObject { text, rejection });
+        return Ok(AsWhole::NotAnObject { text, rejection });
     }
     if let Some(read) = in_place.and_then(|names| read_in_place(text, names)) {
-        return Ok(Step1::Object(read));
+        return Ok(AsWhole::Object(read));
     }
     match Members::read(text) {
-        Ok(members) => Ok(Step1::Object(Read::plain(Object::Text(members)))),
-        Err(Ok(name)) => Err(repeated(&name)),
-        Err(Err(error)) => Ok(Step1::NotAnObject {
+        Ok(members) => Ok(AsWhole::Object(ArgumentsRead::plain(Object::Text(members)))),
+        Err(Stopped::Repeated(name)) => Err(repeated(&name)),
+        Err(Stopped::Decoder(error)) => Ok(AsWhole::NotAnObject {
             text,
             rejection: undecodable(&error.to_string()),
         }),
@@ -298,7 +322,7 @@ fn read_text<'a, R: DeserializeOwned>(
 pub(crate) fn read_in_place<'a, R: DeserializeOwned>(
     text: &'a str,
     names: InPlace<'_>,
-) -> Option<Read<'a, R>> {
+) -> Option<ArgumentsRead<'a, R>> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let read = InPlaceReader::<R> {
         names,
@@ -313,7 +337,7 @@ pub(crate) fn read_in_place<'a, R: DeserializeOwned>(
 /// The members of one JSON object of text, each named once; `None` for anything else.
 pub(crate) fn object_members(text: &str) -> Option<Members<'_>> {
     match read_text::<IgnoredAny>(text, None) {
-        Ok(Step1::Object(Read {
+        Ok(AsWhole::Object(ArgumentsRead {
             object: Object::Text(members),
             ..
         })) => Some(members),
@@ -340,7 +364,7 @@ struct InPlaceReader<'t, R> {
 }
 
 impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for InPlaceReader<'_, R> {
-    type Value = Read<'de, R>;
+    type Value = ArgumentsRead<'de, R>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
@@ -348,7 +372,7 @@ impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for InPlaceReader<'_, R> {
 }
 
 impl<'de, R: DeserializeOwned> Visitor<'de> for InPlaceReader<'_, R> {
-    type Value = Read<'de, R>;
+    type Value = ArgumentsRead<'de, R>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the arguments object")
@@ -356,7 +380,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for InPlaceReader<'_, R> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut list = Vec::new();
-        let mut read = Read {
+        let mut read = ArgumentsRead {
             object: Object::Empty,
             reasoning: None,
             payload: None,
@@ -410,7 +434,7 @@ impl<'de, R: DeserializeOwned> Visitor<'de> for PayloadInPlace<R> {
         // As JSON, a member repeated at any depth gives up (the general reading then rejects or
         // reads it): the value read here is the one the text holds.
         Ok(Some(if self.as_json {
-            PayloadRead::Json(Visitor::visit_map(super::values::Unique, map)?)
+            PayloadRead::Json(Visitor::visit_map(super::values::UniqueValue, map)?)
         } else {
             PayloadRead::Decoded(decode_map(map, None)?)
         }))
@@ -438,11 +462,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Step 1 without the fast path: the object, or the rejection.
+    /// Step *The arguments as a whole* without the fast path: the object, or the rejection.
     fn decode(arguments: Arguments<'_>) -> Result<Object<'_>, SubmitError> {
         match read::<IgnoredAny>(arguments, None)? {
-            Step1::Object(read) => Ok(read.object),
-            Step1::NotAnObject { rejection, .. } => Err(rejection),
+            AsWhole::Object(read) => Ok(read.object),
+            AsWhole::NotAnObject { rejection, .. } => Err(rejection),
         }
     }
 
@@ -583,7 +607,7 @@ mod fast_path_tests {
         text: &'a str,
         field: &str,
         omit_reasoning: bool,
-    ) -> Option<Read<'a, R>> {
+    ) -> Option<ArgumentsRead<'a, R>> {
         let names = InPlace {
             payload: field,
             reasoning: !omit_reasoning,
@@ -593,7 +617,7 @@ mod fast_path_tests {
     }
 
     /// The payload decoded in place and the reasoning read in place (`""` when omitted).
-    fn accepted<R>(read: Option<Read<'_, R>>) -> Option<(R, String)> {
+    fn accepted<R>(read: Option<ArgumentsRead<'_, R>>) -> Option<(R, String)> {
         let read = read?;
         match read.payload? {
             PayloadRead::Decoded(response) => Some((

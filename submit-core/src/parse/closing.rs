@@ -6,7 +6,7 @@ use std::ops::Range;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::members::{Members, Unique};
+use super::members::{Members, UniqueMembers};
 use super::reasoning::trim_start_space;
 
 /// Whether `rest` holds closing tokens only: runs of `}`, `]`, space, tab, CR, LF and closing
@@ -58,8 +58,8 @@ pub(crate) fn leading_decoded<R: DeserializeOwned>(text: &str) -> Option<R> {
     if !trim_start_space(text).starts_with('{') {
         return None;
     }
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Unique<R>>();
-    let Unique(response) = stream.next()?.ok()?;
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<UniqueMembers<R>>();
+    let UniqueMembers(response) = stream.next()?.ok()?;
     only_closing_tokens(text.get(stream.byte_offset()..)?).then_some(response)
 }
 

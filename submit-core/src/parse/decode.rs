@@ -1,8 +1,9 @@
-//! Step 7 of the parsing rules: the payload object decoded into the response type (or, for a
-//! tool built from a JSON Schema document, validated against that schema). When that fails, the
-//! payload is walked once against the full payload schema for values at depth (`values.rs`)
-//! and, if the walk mended anything, decoded again; the rejection is otherwise the first
-//! decode's.
+//! Step *Strict mode only* and step *Decode* of the parsing rules: strict mode's `null`s
+//! removed, then the payload object decoded into the response type (or, for a tool built from a
+//! JSON Schema document, validated against that schema). When that fails, the payload is walked
+//! once against the full payload schema for values at depth (`values.rs`: `stringified_value`,
+//! `enum_case`) and, if the walk mended anything, decoded again; the rejection is otherwise the
+//! first decode's.
 
 use std::borrow::Cow;
 
@@ -10,7 +11,7 @@ use serde::de::value::MapDeserializer;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::members::{decode_unique, Members};
+use super::members::{decode_unique, repeated, Members, Stopped};
 use super::payload::{Json, Payload};
 use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
@@ -18,7 +19,7 @@ use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
 use crate::tool::FromValue;
 
-/// What step 7 needs of the tool.
+/// What step *Strict mode only* and step *Decode* need of the tool.
 pub(crate) struct Decode<'t> {
     /// Strict mode: the optional properties' `null`s are removed first.
     pub(crate) strict: bool,
@@ -33,8 +34,9 @@ pub(crate) struct Decode<'t> {
     pub(crate) flat: bool,
 }
 
-/// Step 7. The message is the same whether the payload came direct, from a string or from
-/// reasoning: serde's text without the position, which differs between those.
+/// Step *Decode*, after step *Strict mode only*. The message is the same whether the payload
+/// came direct, from a string or from reasoning: serde's text without the position, which
+/// differs between those.
 ///
 /// A payload that does not decode is walked once: strings that hold a value of the type the
 /// schema admits there, and enum values in another letter case, are mended, and the result is
@@ -105,9 +107,9 @@ fn attempt<'a, R: DeserializeOwned>(
 
 /// The payload text decoded with its own members each named once.
 fn checked<R: DeserializeOwned>(text: &str) -> Result<R, SubmitError> {
-    decode_unique(text).map_err(|error| match error {
-        Ok(duplicate) => duplicate,
-        Err(error) => SubmitError::payload(failed(&error)),
+    decode_unique(text).map_err(|stopped| match stopped {
+        Stopped::Repeated(name) => repeated(&name),
+        Stopped::Decoder(error) => SubmitError::payload(failed(&error)),
     })
 }
 

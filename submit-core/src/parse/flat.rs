@@ -1,6 +1,7 @@
-//! Step 3 of the parsing rules: a flat payload, built from the arguments by exact property name,
-//! refined by the flat payload's rules in their order: stringified properties (a), swallowed
-//! parameters (b), unknown members (c), the required check, then the markup tail (d).
+//! Step *Flat payload* of the parsing rules: a flat payload, built from the arguments by exact
+//! property name, refined by the step's rules in their order: `stringified_property`,
+//! `swallowed_parameter`, a member that is no parameter, the required check, then
+//! `closing_markup`.
 
 use std::borrow::Cow;
 
@@ -16,7 +17,7 @@ use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::{Property, Types};
 
-/// What step 3 needs of the tool.
+/// What step *Flat payload* needs of the tool.
 pub(crate) struct Flat<'t> {
     /// The properties of the full schema, in schema order.
     pub(crate) properties: &'t [Property],
@@ -35,16 +36,16 @@ enum Picked<'a> {
 
 const ANY_OPENER: &[u8] = b"<parameter name=\"";
 
-/// Step 3. Every property of the full schema is picked from the arguments by exact name, with
-/// the flat payload's rules applied; the first required property (schema order) that is absent or
-/// `null` rejects. The rules that applied are appended to `applied`.
+/// Step *Flat payload*. Every property of the full schema is picked from the arguments by exact
+/// name, with the step's rules applied; the first required property (schema order) that is
+/// absent or `null` rejects. The recoveries that applied are appended to `applied`.
 pub(crate) fn build<'a, R>(
     object: &Object<'a>,
     reasoning: &str,
     flat: &Flat<'a>,
     applied: &mut Vec<Recovery>,
 ) -> Result<Located<'a, R>, SubmitError> {
-    // (a) Stringified properties of a type that admits no string.
+    // `stringified_property`: a string sent for a property whose type admits no string.
     let mut picked: Vec<(&'a Property, Picked<'a>)> = Vec::with_capacity(flat.properties.len());
     let mut stringified = Vec::new();
     for property in flat.properties {
@@ -71,7 +72,7 @@ pub(crate) fn build<'a, R>(
             stringified,
         ));
     }
-    // (b) A string that swallowed another parameter's block.
+    // `swallowed_parameter`: a string that swallowed another parameter's block.
     let absent = |name: &str| {
         !picked.iter().any(|(property, member)| {
             property.name == name
@@ -92,7 +93,8 @@ pub(crate) fn build<'a, R>(
             }
         }
     }
-    // (c) Unknown members: rejected under a closed schema, else passed to the decoder.
+    // A member that is no parameter: rejected under a closed schema, else passed to the
+    // decoder.
     let mut unknown = Vec::new();
     for (name, param) in object.members() {
         let known = name == REASONING || flat.properties.iter().any(|p| p.name == *name);
@@ -119,7 +121,7 @@ pub(crate) fn build<'a, R>(
             ));
         }
     }
-    // (d) Tool-call markup at the end of a string property.
+    // `closing_markup`: tool-call markup at the end of a string property.
     let mut tails = Vec::new();
     for (property, member) in &mut picked {
         let Picked::AsSent(param) = member else {
@@ -158,9 +160,9 @@ fn advertised<'t>(flat: &Flat<'t>) -> Vec<&'t str> {
         .collect()
 }
 
-/// Rule (a): the value a string holds for a property whose types exclude string, if it holds
-/// exactly one. The same reading applies to a value at any depth of a payload that did not
-/// decode (`values.rs`).
+/// `stringified_property`: the value a string holds for a property whose types exclude string,
+/// if it holds exactly one. The same reading applies to a value at any depth of a payload that
+/// did not decode (`values.rs`, `stringified_value`).
 pub(crate) fn destringified(text: &str, types: Types) -> Option<Value> {
     let trimmed = trim_space(text);
     match trimmed.as_bytes().first() {
@@ -198,7 +200,8 @@ fn leading_value(text: &str) -> Option<Value> {
 }
 
 /// A string argument, unescaped, when it may hold markup (`<`, or an escape that could be one):
-/// strings without either need neither (b) nor (d), and are not copied.
+/// strings without either need neither `swallowed_parameter` nor `closing_markup`, and are not
+/// copied.
 fn string_with_markup(param: Member<'_>) -> Option<Cow<'_, str>> {
     match param {
         Member::Value(Value::String(text)) => {
@@ -220,8 +223,8 @@ fn string_with_markup(param: Member<'_>) -> Option<Cow<'_, str>> {
     }
 }
 
-/// Rule (b): the first `<parameter name="X">` block in `text` (the value of `holder`) where X is
-/// another advertised parameter that is absent or `null`.
+/// `swallowed_parameter`: the first `<parameter name="X">` block in `text` (the value of
+/// `holder`) where X is another advertised parameter that is absent or `null`.
 fn swallowed(
     holder: &str,
     text: &str,
@@ -263,7 +266,7 @@ fn swallowed(
     None
 }
 
-/// Rule (d): `text` without a tail of `</invoke>` (trailing whitespace aside), optionally
+/// `closing_markup`: `text` without a tail of `</invoke>` (trailing whitespace aside), optionally
 /// preceded by `</parameter>` or `</NAME>` and optionally followed by `</function_calls>`,
 /// whitespace allowed between them; `None` when it has no such tail.
 pub(crate) fn without_markup_tail<'t>(text: &'t str, name: &str) -> Option<&'t str> {
@@ -381,7 +384,8 @@ mod tests {
         }
     }
 
-    /// The payload and the rules applied, from value and from text arguments (which agree).
+    /// The payload and the recoveries applied, from value and from text arguments (they
+    /// agree).
     fn built(value: &Value, closed: bool) -> Result<(String, Vec<Recovery>), SubmitError> {
         let properties = properties();
         let tool = flat(&properties, closed);

@@ -1,5 +1,6 @@
-//! Step 5 of the parsing rules: a payload the model wrote inside the reasoning string, recovered
-//! from there.
+//! Step *Nested payload* of the parsing rules, for a payload absent or `null`: a payload the
+//! model wrote inside the reasoning string, recovered from there (`reasoning_opener`,
+//! `reasoning_member`).
 //!
 //! Only reached when the payload parameter is absent or `null`. The whole reasoning being one
 //! JSON object that holds the payload is checked first; otherwise the first mark decides the
@@ -14,7 +15,7 @@ use serde::de::DeserializeOwned;
 use super::arguments::JsonType;
 use super::closing::{leading_decoded, leading_members, leading_object};
 use super::members::CowStr;
-use super::payload::{not_an_object, Json, Located, Payload};
+use super::payload::{not_an_object, Json, Located, NewReasoning, Payload};
 use super::reasoning::{is_space, trim_end_space, trim_space, REASONING};
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::RecoveryKind;
@@ -22,13 +23,13 @@ use crate::outcome::RecoveryKind;
 /// Any parameter's opener: text before the payload that holds one may hide another value.
 const ANY_OPENER: &str = "<parameter name=";
 
-/// Step 5. `got` is how the payload arrived: absent (`None`) or `null`. Without a mark the
-/// submit rejects with step 4's message (cause *absent or mistyped parameter*); a mark that
-/// does not lead to an object followed by closing tokens rejects with a hint (cause *reasoning
-/// recovery declined*). Where the tool decodes its payload straight from text
-/// (`decodes_text`), the object after a mark is decoded into the response type as its end is
-/// found, so it is read once; when that decode fails, the object is located as the other tools
-/// locate it, and step 7 words the failure.
+/// The recovery from reasoning. `got` is how the payload arrived: absent (`None`) or `null`.
+/// Without a mark the submit rejects with the message of a payload that is no object (cause
+/// *absent or mistyped parameter*); a mark that does not lead to an object followed by closing
+/// tokens rejects with a hint (cause *reasoning recovery declined*). Where the tool decodes its
+/// payload straight from text (`decodes_text`), the object after a mark is decoded into the
+/// response type as its end is found, so it is read once; when that decode fails, the object is
+/// located as the other tools locate it, and step *Decode* words the failure.
 pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
     field: &str,
     reasoning: &'a str,
@@ -51,7 +52,7 @@ pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
     };
     let Some(Marked {
         after,
-        reasoning,
+        kept,
         recovery,
     }) = marked
     else {
@@ -59,7 +60,7 @@ pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
     };
     let located = |payload| Located {
         payload,
-        reasoning: Some(Cow::Borrowed(reasoning)),
+        reasoning: Some(NewReasoning::Prefix(kept)),
         recovery: Some(recovery),
         also: None,
     };
@@ -74,11 +75,11 @@ pub(crate) fn from_reasoning<'a, R: DeserializeOwned>(
         .ok_or_else(|| declined(field, got, mark))
 }
 
-/// What follows a mark: the text after it, the reasoning that replaces the argument's when the
-/// object is recovered, and the form.
+/// What follows a mark: the text after it, how many bytes of the argument's reasoning the
+/// reasoning keeps when the object is recovered, and the form.
 struct Marked<'a> {
     after: &'a str,
-    reasoning: &'a str,
+    kept: usize,
     recovery: RecoveryKind,
 }
 
@@ -123,7 +124,7 @@ fn whole_object<'a, R>(field: &str, reasoning: &'a str) -> Option<Located<'a, R>
         .map_or(Cow::Borrowed(""), |text| text.0);
     Some(Located {
         payload: Payload::Json(Json::Text(Cow::Borrowed(payload.get()))),
-        reasoning: Some(inner_reasoning),
+        reasoning: Some(NewReasoning::Text(inner_reasoning)),
         recovery: Some(RecoveryKind::ReasoningMember),
         also: None,
     })
@@ -202,7 +203,7 @@ fn mark_at(bytes: &[u8], quote: usize, quoted_len: usize) -> Option<Mark> {
 fn opener_form(reasoning: &str, at: usize, opener_len: usize) -> Option<Marked<'_>> {
     Some(Marked {
         after: reasoning.get(at + opener_len..)?,
-        reasoning: trim_argument_close(reasoning.get(..at)?),
+        kept: trim_argument_close(reasoning.get(..at)?).len(),
         recovery: RecoveryKind::ReasoningOpener,
     })
 }
@@ -231,7 +232,7 @@ fn member_form(reasoning: &str, quote: usize, value: usize) -> Option<Marked<'_>
     let prose = prose.strip_suffix('"').unwrap_or(prose);
     Some(Marked {
         after: reasoning.get(value..)?,
-        reasoning: prose,
+        kept: prose.len(),
         recovery: RecoveryKind::ReasoningMember,
     })
 }
@@ -261,7 +262,7 @@ mod tests {
         };
         (
             payload.into_owned(),
-            located.reasoning.unwrap().into_owned(),
+            located.reasoning.unwrap().of(reasoning).to_owned(),
             located.recovery.unwrap(),
         )
     }

@@ -1,4 +1,5 @@
-//! JSON objects read member by member, each name once.
+//! JSON objects read member by member, each name once: step *Duplicate members* of the parsing
+//! rules.
 //!
 //! A member name written twice in argument text is ambiguous, so the call is rejected, naming
 //! it (see [rejections](crate::rules::rejections)). A parsed `Value` has already lost the
@@ -97,6 +98,15 @@ fn stop<E: de::Error>(name: &str, repeat: Option<&mut Repeat>) -> E {
     E::custom("a member appears twice")
 }
 
+/// Why a checked read of one JSON object stopped.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// A member name given twice (unescaped): the read stopped at its second occurrence.
+    Repeated(String),
+    /// The decoder's own error.
+    Decoder(serde_json::Error),
+}
+
 /// The rejection of arguments that name a member twice.
 pub(crate) fn repeated(name: &str) -> SubmitError {
     SubmitError::parameter(
@@ -121,9 +131,8 @@ impl<'a> Members<'a> {
             .map(|(_, value)| *value)
     }
 
-    /// `text`, one JSON object, read member by member: the members, or the name given twice,
-    /// or the decoder's own error.
-    pub(crate) fn read(text: &'a str) -> Result<Self, Result<String, serde_json::Error>> {
+    /// `text`, one JSON object, read member by member: the members, or why the read stopped.
+    pub(crate) fn read(text: &'a str) -> Result<Self, Stopped> {
         let mut repeat = None;
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let read = MembersOf {
@@ -131,7 +140,10 @@ impl<'a> Members<'a> {
         }
         .deserialize(&mut deserializer)
         .and_then(|members| deserializer.end().map(|()| members));
-        read.map_err(|error| repeat.ok_or(error))
+        read.map_err(|error| match repeat {
+            Some(name) => Stopped::Repeated(name),
+            None => Stopped::Decoder(error),
+        })
     }
 
     /// The name given twice in the object `text` starts with, if a read of it stops there.
@@ -186,26 +198,26 @@ impl<'de> Visitor<'de> for MembersOf<'_> {
 }
 
 /// A response decoded from a JSON object whose own members are each named once.
-pub(crate) struct Unique<R>(pub(crate) R);
+pub(crate) struct UniqueMembers<R>(pub(crate) R);
 
-impl<'de, R: DeserializeOwned> Deserialize<'de> for Unique<R> {
+impl<'de, R: DeserializeOwned> Deserialize<'de> for UniqueMembers<R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        UniqueOf::<R> {
+        UniqueMembersOf::<R> {
             repeat: None,
             response: PhantomData,
         }
         .deserialize(deserializer)
-        .map(Unique)
+        .map(UniqueMembers)
     }
 }
 
 /// Decodes `R` from a JSON object, noting its keys, writing a repeated name into `repeat`.
-struct UniqueOf<'r, R> {
+struct UniqueMembersOf<'r, R> {
     repeat: Option<&'r mut Repeat>,
     response: PhantomData<fn() -> R>,
 }
 
-impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueOf<'_, R> {
+impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueMembersOf<'_, R> {
     type Value = R;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<R, D::Error> {
@@ -213,7 +225,7 @@ impl<'de, R: DeserializeOwned> DeserializeSeed<'de> for UniqueOf<'_, R> {
     }
 }
 
-impl<'de, R: DeserializeOwned> Visitor<'de> for UniqueOf<'_, R> {
+impl<'de, R: DeserializeOwned> Visitor<'de> for UniqueMembersOf<'_, R> {
     type Value = R;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -278,14 +290,12 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Noting<'de, '_, A> {
 }
 
 /// `text`, one JSON object, decoded into `R` with its members each named once: the response,
-/// or the rejection naming the repeat, or the decoder's own error (from a plain decode, so that
-/// its message is serde's, whatever way the checked read failed).
-pub(crate) fn decode_unique<R: DeserializeOwned>(
-    text: &str,
-) -> Result<R, Result<SubmitError, serde_json::Error>> {
+/// or the name given twice, or the decoder's own error (from a plain decode, so that its message
+/// is serde's, whatever way the checked read failed).
+pub(crate) fn decode_unique<R: DeserializeOwned>(text: &str) -> Result<R, Stopped> {
     let mut repeat = None;
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let read = UniqueOf::<R> {
+    let read = UniqueMembersOf::<R> {
         repeat: Some(&mut repeat),
         response: PhantomData,
     }
@@ -293,8 +303,8 @@ pub(crate) fn decode_unique<R: DeserializeOwned>(
     .and_then(|response| deserializer.end().map(|()| response));
     match (read, repeat) {
         (Ok(response), _) => Ok(response),
-        (Err(_), Some(name)) => Err(Ok(repeated(&name))),
-        (Err(_), None) => serde_json::from_str::<R>(text).map_err(Err),
+        (Err(_), Some(name)) => Err(Stopped::Repeated(name)),
+        (Err(_), None) => serde_json::from_str::<R>(text).map_err(Stopped::Decoder),
     }
 }
 
@@ -319,7 +329,10 @@ mod tests {
     #[test]
     fn checked_decode_rejects_a_repeated_member_and_keeps_serde_messages() {
         let error = decode_unique::<Value>(r#"{"a":1,"b":{"x":1,"x":2},"a":2}"#).unwrap_err();
-        let error = error.unwrap();
+        let Stopped::Repeated(name) = error else {
+            panic!("the repeat expected, got {error:?}")
+        };
+        let error = repeated(&name);
         assert_eq!(
             error.message(),
             "failed to parse tool arguments: \"a\" appears twice; send each parameter once"
@@ -329,20 +342,27 @@ mod tests {
         let value = decode_unique::<Value>(r#"{"b":{"x":1,"x":2}}"#).unwrap();
         assert_eq!(value["b"]["x"], 2);
         // Escaped keys are compared unescaped.
-        assert!(decode_unique::<Value>(r#"{"a":1,"\u0061":2}"#)
-            .unwrap_err()
-            .is_ok());
-        let error = decode_unique::<Vec<u8>>("{}").unwrap_err().unwrap_err();
+        assert!(matches!(
+            decode_unique::<Value>(r#"{"a":1,"\u0061":2}"#),
+            Err(Stopped::Repeated(name)) if name == "a"
+        ));
+        let error = decode_unique::<Vec<u8>>("{}").unwrap_err();
+        let Stopped::Decoder(error) = error else {
+            panic!("the decoder's error expected, got {error:?}")
+        };
         assert!(error.to_string().starts_with("invalid type: map"));
     }
 
     #[test]
     fn a_repeat_is_named_only_where_the_read_stopped_at_it() {
-        assert_eq!(
-            Members::read(r#"{"a":1,"a":2"#).unwrap_err().ok(),
-            Some("a".to_owned())
-        );
-        assert!(Members::read(r#"{"a":1,"b":}"#).unwrap_err().is_err());
+        assert!(matches!(
+            Members::read(r#"{"a":1,"a":2"#),
+            Err(Stopped::Repeated(name)) if name == "a"
+        ));
+        assert!(matches!(
+            Members::read(r#"{"a":1,"b":}"#),
+            Err(Stopped::Decoder(_))
+        ));
         assert_eq!(
             Members::repeat_at_start(r#"{"a":1,"a":2} and more"#),
             Some("a".to_owned())
@@ -355,6 +375,9 @@ mod tests {
             a: String,
         }
         let error = decode_unique::<One>(r#"{"a":1,"a":"x"}"#).unwrap_err();
-        assert!(error.unwrap_err().to_string().starts_with("invalid type"));
+        let Stopped::Decoder(error) = error else {
+            panic!("the decoder's error expected, got {error:?}")
+        };
+        assert!(error.to_string().starts_with("invalid type"));
     }
 }

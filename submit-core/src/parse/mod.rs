@@ -1,19 +1,23 @@
 //! Parsing a submit call: every rule, in the order the rules apply (see
 //! [parsing](crate::rules::parsing)).
 //!
-//! [`Parser::parse`] is the one algorithm for a call, read top to bottom: the arguments object
-//! (step 1, and the rules for the arguments as a whole where it is not one), the reasoning
-//! (step 2), the payload (steps 3 to 6: flat, nested, recovered from reasoning, or from a
-//! string), its decode (step 7) and the accepted outcome (step 8). Each step is one call into
-//! the file that holds it, and the first rejection wins.
+//! [`Parser::parse`] is the one algorithm for a call, read top to bottom, each step named as the
+//! page names it: step *The arguments as a whole* (the arguments object, and the recoveries
+//! where it is not one), with step *Duplicate members* inside every read of an object; step
+//! *Reasoning*; the payload, by step *Flat payload* or step *Nested payload* (an object, or
+//! recovered from the reasoning or from a string); step *Strict mode only* and step *Decode*;
+//! and step *Accept*. Step *Where the call was found* and step *Cut off at the output limit* run
+//! before it, at the door (`receive.rs`, `calls_in_text.rs`). Each step is one call into the file
+//! that holds it, and the first rejection wins.
 //!
-//! The common case takes fast paths inside those steps, never beside them: where the tool
-//! decodes its payload straight from JSON text, step 1 reads the reasoning and decodes the
-//! payload object in place while it reads argument text, and steps 5 and 6 decode an object
-//! they recover as they find its end. Each fast path falls back to the general reading of its
-//! own step on anything it does not expect, so every rejection and every recovery is decided
-//! and worded in one place. `properties.rs` checks, on generated and damaged calls, that the
-//! parser with and without the fast paths gives the same outcome, call for call.
+//! The common case takes fast paths inside those steps, never beside them: where the tool decodes
+//! its payload straight from JSON text, step *The arguments as a whole* reads the reasoning and
+//! decodes the payload object in place while it reads argument text, and step *Nested payload*
+//! decodes an object it recovers from a string or from the reasoning as it finds its end. Each fast
+//! path falls back to the general reading of its own step on anything it does not expect, so every
+//! rejection and every recovery is decided and worded in one place. `properties.rs` checks, on
+//! generated and damaged calls, that the parser with and without the fast paths gives the same
+//! outcome, call for call.
 
 mod arguments;
 mod closing;
@@ -42,10 +46,11 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-pub use arguments::Arguments;
-pub(crate) use arguments::{object_members, JsonType};
+pub(crate) use arguments::object_members;
+pub use arguments::{Arguments, JsonType};
 
-use arguments::{InPlace, Read, Step1};
+use arguments::{ArgumentsRead, AsWhole, InPlace};
+use payload::NewReasoning;
 use whole::Unwrapped;
 
 use crate::error::SubmitError;
@@ -61,10 +66,10 @@ pub(crate) struct Parser<'t> {
     pub(crate) options: &'t Options,
     /// The payload's top-level properties in schema order (full schema).
     pub(crate) properties: &'t [Property],
-    /// For a tool built from a JSON Schema document: the validator step 7 runs.
+    /// For a tool built from a JSON Schema document: the validator step *Decode* runs.
     pub(crate) validator: Option<&'t jsonschema::Validator>,
     /// The full (un-omitted) payload schema: a payload that did not decode is walked against
-    /// it at step 7.
+    /// it at step *Decode*.
     pub(crate) payload_schema: &'t Value,
     /// The payload schema is closed (`additionalProperties: false`): under `flat`, an unknown
     /// argument is rejected.
@@ -96,7 +101,7 @@ impl Parser<'_> {
             as_json: !decodes_text,
         });
         let mut applied: Vec<Recovery> = found.into_iter().collect();
-        // Text that a rule for the arguments as a whole read an object out of.
+        // Text that a recovery of the arguments as a whole read an object out of.
         let extracted: Cow<'_, str>;
         let unwrapped: String;
 
@@ -109,11 +114,12 @@ impl Parser<'_> {
             other => (other, true),
         };
 
-        // 1. The arguments object. Argument text that is none may still hold one: empty,
-        //    closers after it, encoded twice, or in a Markdown fence (rules a–d).
-        let mut read: Read<'_, R> = match arguments::read(arguments, in_place)? {
-            Step1::Object(read) => read,
-            Step1::NotAnObject { text, rejection } => {
+        // Step *The arguments as a whole*. Argument text that is no object may still hold one:
+        // empty or whitespace-only text, `trailing_closers`, `stringified_arguments`,
+        // `fenced_arguments`.
+        let mut read: ArgumentsRead<'_, R> = match arguments::read(arguments, in_place)? {
+            AsWhole::Object(read) => read,
+            AsWhole::NotAnObject { text, rejection } => {
                 let Some(found) = whole::recover(text, encoded) else {
                     return Err(rejection);
                 };
@@ -123,9 +129,9 @@ impl Parser<'_> {
             }
         };
 
-        // Rule (e), one extra member wrapping the arguments, or beside it the whole call given
-        // as the arguments: only where no other rule for the arguments as a whole applied
-        // (where the call was found counts for nothing here).
+        // `wrapped_arguments`, one extra member wrapping the arguments, or beside it
+        // `wrapped_call`, the whole call given as the arguments: only where no other recovery of
+        // the arguments as a whole applied (where the call was found counts for nothing here).
         let found_only = applied.iter().all(|rule| {
             matches!(
                 rule.kind,
@@ -136,9 +142,10 @@ impl Parser<'_> {
             match whole::unwrap(&read.object, &self.parameters())? {
                 Some(Unwrapped::Object(inner, kinds)) => {
                     applied.extend(kinds.into_iter().map(Recovery::new));
-                    read = Read::plain(inner);
+                    read = ArgumentsRead::plain(inner);
                 }
-                // The whole call's arguments were text, read as step 1 reads text.
+                // The whole call's arguments were text, read as step *The arguments as a whole*
+                // reads text.
                 Some(Unwrapped::Text(text, kinds)) => {
                     applied.extend(kinds.into_iter().map(Recovery::new));
                     unwrapped = text;
@@ -148,12 +155,12 @@ impl Parser<'_> {
             }
         }
 
-        // 2. The reasoning.
+        // Step *Reasoning*.
         let reasoning =
             reasoning::read(&read.object, read.reasoning.take(), options.omit_reasoning)?;
 
-        // 3. A flat payload; or 4. the nested payload parameter, 5. recovered from reasoning
-        //    when absent or `null`, 6. recovered from a string.
+        // Step *Flat payload*; or step *Nested payload*: the payload parameter, recovered from
+        // the reasoning when absent or `null`, or from a string.
         let located = if options.flat_payload {
             let flat = flat::Flat {
                 properties: self.properties,
@@ -179,7 +186,7 @@ impl Parser<'_> {
             applied.push(Recovery::naming(also, vec![field.to_owned()]));
         }
 
-        // 7. Decode.
+        // Step *Strict mode only*, then step *Decode*.
         let decode = decode::Decode {
             strict: options.strict,
             properties: self.properties,
@@ -189,10 +196,11 @@ impl Parser<'_> {
         };
         let response = decode::decode(&decode, located.payload, &mut applied, from_value)?;
 
-        // 8. Accept. A recovered reasoning is usually a prefix of the argument: cut it in place.
+        // Step *Accept*. A recovered reasoning is usually a prefix of the argument: cut it in
+        // place.
         let replacement = located.reasoning.map(|text| match text {
-            Cow::Borrowed(text) if text.as_ptr() == reasoning.as_ptr() => Err(text.len()),
-            other => Ok(other.into_owned()),
+            NewReasoning::Prefix(len) => Err(len),
+            NewReasoning::Text(text) => Ok(text.into_owned()),
         });
         let reasoning = match (replacement, reasoning) {
             (None, argument) => argument.into_owned(),
@@ -221,7 +229,7 @@ impl Parser<'_> {
     }
 
     /// Whether a tool built from a JSON Schema document reads its nested payload in place as
-    /// JSON (validated at step 7), without strict mode's `null` removal first.
+    /// JSON (validated at step *Decode*), without strict mode's `null` removal first.
     fn reads_json_in_place(&self) -> bool {
         #[cfg(test)]
         if !self.fast_paths {
@@ -231,7 +239,7 @@ impl Parser<'_> {
         !options.flat_payload && !options.strict && self.validator.is_some()
     }
 
-    /// The advertised parameters, as the rules for the arguments as a whole read them.
+    /// The advertised parameters, as the recoveries of the arguments as a whole read them.
     fn parameters(&self) -> whole::Parameters<'_> {
         let options = self.options;
         whole::Parameters {
@@ -249,8 +257,8 @@ impl Parser<'_> {
         Recovery::naming(recovery, vec![self.options.payload_field_name.to_string()])
     }
 
-    /// Step 8: the outcome of an accepted submit. Logs the reasoning's length, never its text,
-    /// and one event for each rule that applied, naming its kind.
+    /// Step *Accept*: the outcome of an accepted submit. Logs the reasoning's length, never its
+    /// text, and one event for each recovery that applied, naming its kind.
     fn accept<R>(
         &self,
         response: R,
@@ -304,13 +312,13 @@ impl Parser<'_> {
     }
 }
 
-/// Step 1 on text that a rule for the arguments as a whole found to hold one object.
+/// Step *The arguments as a whole* on text that one of its recoveries found to hold one object.
 fn object_of<'a, R: DeserializeOwned>(
     text: &'a str,
     in_place: Option<InPlace<'_>>,
-) -> Result<Read<'a, R>, SubmitError> {
+) -> Result<ArgumentsRead<'a, R>, SubmitError> {
     match arguments::read(Arguments::Text(text), in_place)? {
-        Step1::Object(read) => Ok(read),
-        Step1::NotAnObject { rejection, .. } => Err(rejection),
+        AsWhole::Object(read) => Ok(read),
+        AsWhole::NotAnObject { rejection, .. } => Err(rejection),
     }
 }

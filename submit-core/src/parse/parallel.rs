@@ -1,11 +1,11 @@
-//! The invented `multi_tool_use.parallel` wrapper: a call of a tool that does not exist, whose
-//! arguments list the calls the model meant, `{"tool_uses": [{"recipient_name":
-//! "functions.<name>", "parameters": {…}}, …]}`.
+//! The invented `multi_tool_use.parallel` wrapper, read at step *Where the call was found* of the
+//! parsing rules: a call of a tool that does not exist, whose arguments list the calls the model
+//! meant, `{"tool_uses": [{"recipient_name": "functions.<name>", "parameters": {…}}, …]}`.
 //!
-//! The wrapper is read whole or not at all: an entry not of this shape declines it, and so does
+//! The wrapper is read whole or not at all: an entry not written this way declines it, and so does
 //! a member named twice in the wrapper or in an entry. An entry's parameters that name a member
-//! twice are the named tool's to judge: the submit tool's parser names the member; for any
-//! other tool, whose value would lose one of them silently, they decline the wrapper.
+//! twice are the named tool's to judge: the submit tool's parser names the member; for any other
+//! tool, whose value would lose one of them silently, they decline the wrapper.
 
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -1,6 +1,6 @@
-//! Steps 4 and 6 of the parsing rules: the nested payload parameter, and a payload that
-//! arrived as a string; where a payload was found, ready for step 7; and the bounded echo of a
-//! string that was declined.
+//! Step *Nested payload* of the parsing rules: the payload parameter, an object as it is or a
+//! payload that arrived as a string (`stringified`), and where the payload was found, ready for
+//! step *Decode*; and the bounded echo of a string that was declined.
 
 use std::borrow::Cow;
 
@@ -13,12 +13,12 @@ use super::from_reasoning::from_reasoning;
 use crate::error::{ParameterCause, SubmitError};
 use crate::outcome::RecoveryKind;
 
-/// Where the payload object was found, ready for step 7.
+/// Where the payload object was found, ready for step *Decode*.
 #[derive(Debug)]
 pub(crate) enum Payload<'a, R> {
-    /// Decoded into the response type as it was found: step 7 has nothing left to do.
+    /// Decoded into the response type as it was found: step *Decode* has nothing left to do.
     Decoded(R),
-    /// The object as JSON, for step 7 to decode.
+    /// The object as JSON, for step *Decode* to decode.
     Json(Json<'a>),
 }
 
@@ -49,10 +49,30 @@ impl<'a> Json<'a> {
 #[derive(Debug)]
 pub(crate) struct Located<'a, R> {
     pub(crate) payload: Payload<'a, R>,
-    pub(crate) reasoning: Option<Cow<'a, str>>,
+    pub(crate) reasoning: Option<NewReasoning<'a>>,
     pub(crate) recovery: Option<RecoveryKind>,
     /// A rule applied after the recovery (a stringified payload that held a Markdown fence).
     pub(crate) also: Option<RecoveryKind>,
+}
+
+/// The reasoning that replaces the argument's after a recovery from reasoning.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NewReasoning<'a> {
+    /// The argument's first bytes, this many: the text before the payload's mark.
+    Prefix(usize),
+    /// Another text: the `reasoning` member of the one object the whole reasoning held.
+    Text(Cow<'a, str>),
+}
+
+impl NewReasoning<'_> {
+    /// The reasoning, given the argument's.
+    #[cfg(test)]
+    pub(crate) fn of<'r>(&'r self, argument: &'r str) -> &'r str {
+        match self {
+            NewReasoning::Prefix(len) => argument.get(..*len).unwrap_or_default(),
+            NewReasoning::Text(text) => text,
+        }
+    }
 }
 
 impl<'a, R> Located<'a, R> {
@@ -66,9 +86,10 @@ impl<'a, R> Located<'a, R> {
     }
 }
 
-/// Steps 4 to 6 for the payload parameter `field`: an object is taken as is; absent or `null`
-/// goes to the recovery from reasoning (step 5); a string to step 6; any other type rejects.
-/// `read` is the payload as step 1's fast path read it, if it did. Where the tool decodes its
+/// Step *Nested payload* for the payload parameter `field`: an object is taken as is; absent or
+/// `null` goes to the recovery from reasoning (`from_reasoning.rs`); a string is read as the
+/// object it holds (`stringified`); any other type rejects. `read` is the payload as the fast
+/// path of step *The arguments as a whole* read it, if it did. Where the tool decodes its
 /// payload straight from text (`decodes_text`), an object recovered from a string or from
 /// reasoning is decoded as its end is found.
 pub(crate) fn locate<'a, R: DeserializeOwned>(
@@ -105,7 +126,8 @@ pub(crate) fn locate<'a, R: DeserializeOwned>(
     }
 }
 
-/// Step 6: the first JSON value of the string must be an object followed by closing tokens.
+/// `stringified`: the first JSON value of the string must be an object followed by closing
+/// tokens.
 fn stringified<'a, R: DeserializeOwned>(
     field: &str,
     text: Cow<'a, str>,
@@ -126,13 +148,7 @@ fn stringified<'a, R: DeserializeOwned>(
         Some(range) => (Some(range), None),
         // The string holds the object in a Markdown fence.
         None => match super::whole::fenced_object(&text) {
-            Some(inner) => {
-                let start = (inner.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-                (
-                    Some(start..start + inner.len()),
-                    Some(RecoveryKind::FencedArguments),
-                )
-            }
+            Some(range) => (Some(range), Some(RecoveryKind::FencedArguments)),
             None => (None, None),
         },
     };
@@ -151,8 +167,9 @@ fn stringified<'a, R: DeserializeOwned>(
     }
 }
 
-/// Step 4's message: `<field> parameter is required` when absent (`got` is `None`), else
-/// `<field> parameter must be a JSON object, got <type>`, with a hint for a string.
+/// The message of step *Nested payload* for a payload that is no object: `<field> parameter is
+/// required` when absent (`got` is `None`), else `<field> parameter must be a JSON object, got
+/// <type>`, with a hint for a string.
 pub(crate) fn not_an_object(field: &str, got: Option<JsonType>) -> String {
     match got {
         None => format!("{field} parameter is required"),
@@ -165,7 +182,7 @@ pub(crate) fn not_an_object(field: &str, got: Option<JsonType>) -> String {
     }
 }
 
-/// Step 6's rejection of a string not read as an object. The step-4 message says the object
+/// The rejection of a string not read as an object (`stringified_declined`). It says the object
 /// was JSON-encoded only when the string looks like one encoded: past whitespace (and a
 /// byte-order mark) it opens an object, a Markdown fence, or a JSON string that opens one.
 /// Of any other string it says what the string holds instead.

@@ -548,10 +548,11 @@ proptest! {
     }
 }
 
-// One definition of each rule: the fast paths (step 1 reading the reasoning and decoding the
-// payload in place, steps 5 and 6 decoding a recovered object as they find its end) are
-// branches of the steps, so on every argument text, generated and damaged, the parser with them
-// and without them must give the same outcome. The parser without them is the reference.
+// One definition of each rule: the fast paths (step *The arguments as a whole* reading the
+// reasoning and decoding the payload in place, step *Nested payload* decoding an object
+// recovered from the reasoning or from a string as it finds its end) are branches of the steps,
+// so on every argument text, generated and damaged, the parser with them and without them must
+// give the same outcome. The parser without them is the reference.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -618,7 +619,7 @@ fn any_call_text() -> impl Strategy<Value = String> {
 }
 
 /// A tool built from a JSON Schema document, its payload `analysis`: it reads its payload in
-/// place as JSON and validates it at step 7.
+/// place as JSON and validates it at step *Decode*.
 fn document_tool(schema: Value) -> SubmitTool<Value> {
     SubmitTool::from_json_schema(schema, Options::new().payload_field_name("analysis"))
         .expect("the document tool builds")
@@ -634,7 +635,7 @@ fn a_document_tool_reads_the_payload_in_place_as_the_text_holds_it() {
         // A member repeated at depth: the in-place read gives up, the general reading decides.
         r#"{"reasoning":"r","analysis":{"a":{"x":1,"x":2},"n":3}}"#,
         r#"{"reasoning":"r","analysis":{"a":{"x":1,"x":2},"n":"3"}}"#,
-        // A value at depth mended at step 7.
+        // A value at depth mended at step *Decode*.
         r#"{"reasoning":"r","analysis":{"n":"3"}}"#,
         r#"{"reasoning":"r","analysis":{"n":1,"n":2}}"#,
         r#"{"reasoning":"r","analysis":{"n":1.5}}"#,
@@ -676,8 +677,9 @@ fn difference<R: PartialEq + std::fmt::Debug>(
     }
 }
 
-/// What step 1's fast path read in place of `text`: the payload decoded, or the payload absent
-/// or `null` (the steps go on to the recovery from reasoning with what it read).
+/// What the fast path of step *The arguments as a whole* read in place of `text`: the payload
+/// decoded, or the payload absent or `null` (the steps go on to the recovery from reasoning with
+/// what it read).
 fn count_in_place<R: serde::de::DeserializeOwned>(
     text: &str,
     omit_reasoning: bool,
@@ -744,7 +746,7 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
         panic!("the fast paths and the general reading disagree: {failure}");
     }
     // The same for a typed payload, clean or with values at depth damaged, where the decode in
-    // place fails and step 7 mends the payload.
+    // place fails and step *Decode* mends the payload.
     let tool = typed_tool();
     let parser = tool.parser();
     let reference_parser = without_fast_paths(tool.parser());
@@ -783,16 +785,16 @@ fn the_fast_paths_and_the_general_reading_agree_on_every_call() {
         mended > 200,
         "values at depth were mended only {mended} times"
     );
-    // The cases reach both things the fast path of step 1 reads in place, not only its
-    // fall-back to the general reading.
+    // The cases reach both things the fast path of step *The arguments as a whole* reads in
+    // place, not only its fall-back to the general reading.
     let (accepted, handed_over) = (accepted.into_inner(), handed_over.into_inner());
     assert!(
         accepted > 200,
-        "step 1 decoded the payload in place in only {accepted} of the generated calls"
+        "the fast path decoded the payload in place in only {accepted} of the generated calls"
     );
     assert!(
         handed_over > 20,
-        "step 1 read a call without its payload in place only {handed_over} times"
+        "the fast path read a call without its payload in place only {handed_over} times"
     );
 }
 

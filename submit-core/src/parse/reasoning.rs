@@ -1,4 +1,5 @@
-//! Step 2 of the parsing rules, the `reasoning` parameter; and whitespace as the rules mean it.
+//! Step *Reasoning* of the parsing rules, the `reasoning` parameter; and whitespace as the rules
+//! mean it.
 
 use std::borrow::Cow;
 
@@ -6,9 +7,9 @@ use super::arguments::Object;
 use crate::error::{ParameterCause, SubmitError};
 pub(crate) use crate::metadata::REASONING;
 
-/// Step 2. Under `omit_reasoning` the reasoning is `""` and the argument is not read; otherwise
-/// it must be present and a JSON string (cause *absent or mistyped parameter*).
-/// A reasoning step 1 already read in place (`read`) is taken as it is.
+/// Step *Reasoning*. Under `omit_reasoning` the reasoning is `""` and the argument is not read;
+/// otherwise it must be present and a JSON string (cause *absent or mistyped parameter*). A
+/// reasoning step *The arguments as a whole* already read in place (`read`) is taken as it is.
 pub(crate) fn read<'a>(
     object: &Object<'a>,
     read: Option<Cow<'a, str>>,

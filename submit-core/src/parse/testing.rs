@@ -44,7 +44,7 @@ impl TestTool {
         self
     }
 
-    /// Validate the payload at step 7 against this JSON Schema document.
+    /// Validate the payload at step *Decode* against this JSON Schema document.
     pub(crate) fn schema(mut self, schema: Value) -> Self {
         self.schema = Some(schema);
         self
@@ -114,11 +114,11 @@ impl<'a> TestArguments<'a> for &'a str {
     }
 }
 
-/// The arguments object step 1 reads out of `arguments` (which must be one), every member as
-/// written.
+/// The arguments object step *The arguments as a whole* reads out of `arguments` (which must be
+/// one), every member as written.
 pub(crate) fn object_of<'a>(arguments: impl TestArguments<'a>) -> super::arguments::Object<'a> {
     match super::arguments::read::<serde::de::IgnoredAny>(arguments.arguments(), None) {
-        Ok(super::arguments::Step1::Object(read)) => read.object,
+        Ok(super::arguments::AsWhole::Object(read)) => read.object,
         _ => panic!("the test arguments are one JSON object"),
     }
 }

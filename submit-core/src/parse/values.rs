@@ -69,7 +69,7 @@ fn materialized(payload: &Json<'_>) -> Option<Value> {
         Json::Owned(value) => within_depth(value).then(|| value.clone()),
         Json::Text(text) => {
             let mut deserializer = serde_json::Deserializer::from_str(text);
-            let value = Unique.deserialize(&mut deserializer).ok()?;
+            let value = UniqueValue.deserialize(&mut deserializer).ok()?;
             deserializer.end().ok()?;
             Some(value)
         }
@@ -221,9 +221,9 @@ fn push_escaped(pointer: &mut String, segment: &str) {
 }
 
 /// A JSON value decoded from text, refusing any object that names a member twice.
-pub(crate) struct Unique;
+pub(crate) struct UniqueValue;
 
-impl<'de> DeserializeSeed<'de> for Unique {
+impl<'de> DeserializeSeed<'de> for UniqueValue {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -231,7 +231,7 @@ impl<'de> DeserializeSeed<'de> for Unique {
     }
 }
 
-impl<'de> Visitor<'de> for Unique {
+impl<'de> Visitor<'de> for UniqueValue {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -268,7 +268,7 @@ impl<'de> Visitor<'de> for Unique {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(item) = seq.next_element_seed(Unique)? {
+        while let Some(item) = seq.next_element_seed(UniqueValue)? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -281,7 +281,7 @@ impl<'de> Visitor<'de> for Unique {
             if !seen.insert(&name) {
                 return Err(serde::de::Error::custom("a member appears twice"));
             }
-            let value = map.next_value_seed(Unique)?;
+            let value = map.next_value_seed(UniqueValue)?;
             members.insert(Cow::into_owned(name), value);
         }
         Ok(Value::Object(members))

@@ -1,35 +1,39 @@
-//! The rules for the arguments as a whole, read where step 1 (rules a–d: empty text, closers
-//! after the object, arguments encoded twice, a Markdown fence) or a later step (rule e: one
-//! extra wrapper member) would otherwise reject; beside rule (e), the whole call given as the
-//! arguments (`{"name": <tool>, "arguments": {…}}`), which counts as one of these rules.
+//! The recoveries of step *The arguments as a whole*, read where it would otherwise reject:
+//! empty or whitespace-only text (read as `{}`), `trailing_closers`, `stringified_arguments` and
+//! `fenced_arguments`; and, where a later step would otherwise find a required parameter absent,
+//! `wrapped_arguments` (one extra wrapper member) and beside it `wrapped_call` (the whole call
+//! given as the arguments, `{"name": <tool>, "arguments": {…}}`).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use serde::de::IgnoredAny;
 
-use super::arguments::{self, Arguments, JsonType, Member, Object, Read, Step1};
+use super::arguments::{self, Arguments, ArgumentsRead, AsWhole, JsonType, Member, Object};
 use super::closing::leading_object;
-use super::members::{repeated, Members};
-use super::reasoning::{trim_space, REASONING};
+use super::members::{repeated, Members, Stopped};
+use super::reasoning::{trim_space, trim_start_space, REASONING};
 use crate::error::SubmitError;
 use crate::outcome::RecoveryKind;
 use crate::schema::property::Property;
 
-/// The arguments object that rules (a)–(d) found in text step 1 rejected, and the kinds they
-/// record, in order.
+/// The arguments object a recovery found in text that step *The arguments as a whole*
+/// rejected, and the kinds recorded, in order.
 pub(crate) struct Extracted<'a> {
     pub(crate) object: Cow<'a, str>,
     pub(crate) kinds: Vec<RecoveryKind>,
 }
 
-/// Rules (a)–(d) on argument text step 1 rejected; `None` when none reads it. `encoded` allows
-/// rule (c): it is off for text that was itself a string's content (one level only).
+/// The recoveries of text (empty text, `trailing_closers`, `stringified_arguments`,
+/// `fenced_arguments`) on argument text that step *The arguments as a whole* rejected; `None`
+/// when none reads it. `encoded` allows `stringified_arguments`: it is off for text that was
+/// itself a string's content (one level only).
 pub(crate) fn recover(text: &str, encoded: bool) -> Option<Extracted<'_>> {
     let trimmed = trim_space(text);
-    // (a) Empty: read as `{}`, like `null`.
+    // Empty or whitespace-only text: read as `{}`, like `null`.
     if trimmed.is_empty() {
         return Some(Extracted {
             object: Cow::Borrowed("{}"),
@@ -37,9 +41,9 @@ pub(crate) fn recover(text: &str, encoded: bool) -> Option<Extracted<'_>> {
         });
     }
     match trimmed.as_bytes().first() {
-        // (b) Closers after the object.
+        // `trailing_closers`: closing tokens after the object.
         Some(b'{') => object_then_closers(text, RecoveryKind::TrailingClosers, true),
-        // (c) Arguments encoded twice.
+        // `stringified_arguments`: the arguments JSON-encoded twice.
         Some(b'"') if encoded => {
             let content = serde_json::from_str::<String>(text).ok()?;
             let found = object_then_closers(&content, RecoveryKind::StringifiedArguments, false)?;
@@ -48,7 +52,7 @@ pub(crate) fn recover(text: &str, encoded: bool) -> Option<Extracted<'_>> {
                 kinds: found.kinds,
             })
         }
-        // (d) A Markdown fence.
+        // `fenced_arguments`: the arguments in a Markdown fence.
         Some(b'`') => {
             let inner = fenced(trimmed)?;
             object_then_closers(inner, RecoveryKind::FencedArguments, false)
@@ -58,8 +62,9 @@ pub(crate) fn recover(text: &str, encoded: bool) -> Option<Extracted<'_>> {
 }
 
 /// The object `text` starts with, followed by closing tokens only. `kind` is recorded; when
-/// `kind` is not itself (b) and closers other than whitespace follow, (b) is recorded after it.
-/// `closers_required`: (b) on its own applies only where something follows the object.
+/// `kind` is not itself `trailing_closers` and closers other than whitespace follow,
+/// `trailing_closers` is recorded after it. `closers_required`: `trailing_closers` on its own
+/// applies only where something follows the object.
 fn object_then_closers(
     text: &str,
     kind: RecoveryKind,
@@ -84,31 +89,51 @@ fn object_then_closers(
 /// The text between a Markdown fence's opening line (three backticks and an optional language
 /// tag of `[A-Za-z0-9_+-]`) and its closing line of three backticks; `text` is trimmed.
 pub(crate) fn fenced(text: &str) -> Option<&str> {
+    text.get(fenced_range(text)?)
+}
+
+/// The byte range of [`fenced`]'s text in `text`.
+fn fenced_range(text: &str) -> Option<Range<usize>> {
     let body = text.strip_prefix("```")?;
     let tag = body
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
         .count();
-    let body = body.get(tag..)?;
-    let body = body
-        .strip_prefix("\r\n")
-        .or_else(|| body.strip_prefix('\n'))?;
-    let body = body.strip_suffix("```")?;
-    body.strip_suffix("\r\n")
-        .or_else(|| body.strip_suffix('\n'))
-        .or_else(|| body.is_empty().then_some(body))
+    let after_tag = body.get(tag..)?;
+    let line_break = if after_tag.starts_with("\r\n") {
+        2
+    } else if after_tag.starts_with('\n') {
+        1
+    } else {
+        return None;
+    };
+    let start = "```".len() + tag + line_break;
+    let body = text.get(start..)?.strip_suffix("```")?;
+    let line_break = if body.ends_with("\r\n") {
+        2
+    } else if body.ends_with('\n') {
+        1
+    } else if body.is_empty() {
+        0
+    } else {
+        return None;
+    };
+    Some(start..start + body.len() - line_break)
 }
 
-/// A fenced stringified payload (rule d inside step 6): the object between the fence lines,
-/// followed by closing tokens only.
-pub(crate) fn fenced_object(text: &str) -> Option<&str> {
-    let inner = fenced(trim_space(text))?;
-    let range = leading_object(inner)?;
-    inner.get(range)
+/// A fenced stringified payload (`fenced_arguments` inside step *Nested payload*): the byte
+/// range in `text` of the object between the fence lines, followed by closing tokens only.
+pub(crate) fn fenced_object(text: &str) -> Option<Range<usize>> {
+    let leading = text.len() - trim_start_space(text).len();
+    let trimmed = trim_space(text);
+    let inner = fenced_range(trimmed)?;
+    let object = leading_object(trimmed.get(inner.clone())?)?;
+    let at = leading + inner.start;
+    Some(at + object.start..at + object.end)
 }
 
-/// What rule (e) and the whole call need of the tool: the advertised parameters, which of
-/// them are required, and the tool's name.
+/// What `wrapped_arguments` and `wrapped_call` need of the tool: the advertised parameters,
+/// which of them are required, and the tool's name.
 pub(crate) struct Parameters<'t> {
     /// The tool's name.
     pub(crate) tool: &'t str,
@@ -163,8 +188,8 @@ pub(crate) enum Unwrapped<'a> {
     Text(String, Vec<RecoveryKind>),
 }
 
-/// Rule (e), else the whole call given as the arguments. `Ok(None)` when neither applies; an
-/// inner object that names a member twice rejects.
+/// `wrapped_arguments`, else `wrapped_call`. `Ok(None)` when neither applies; an inner object
+/// that names a member twice rejects.
 pub(crate) fn unwrap<'a>(
     args: &Object<'a>,
     parameters: &Parameters<'_>,
@@ -178,8 +203,8 @@ pub(crate) fn unwrap<'a>(
     whole_call(args, parameters)
 }
 
-/// Rule (e): one member that is no parameter, holding every required parameter and nothing
-/// else. `Ok(None)` when the rule does not apply.
+/// `wrapped_arguments`: one member that is no parameter, holding every required parameter and
+/// nothing else. `Ok(None)` when it does not apply.
 fn wrapped_arguments<'a>(
     args: &Object<'a>,
     parameters: &Parameters<'_>,
@@ -212,9 +237,10 @@ fn wrapped_arguments<'a>(
 /// The members that may hold the arguments of a whole call given as the arguments.
 const CALL_ARGUMENTS: [&str; 4] = ["arguments", "parameters", "input", "args"];
 
-/// The whole call as the arguments: exactly two members, `name` (the tool's name) and one of
-/// [`CALL_ARGUMENTS`] holding an object, or argument text that rules (a)–(d) read as one (its
-/// own layer: the kinds they record follow `wrapped_call`); neither member a parameter.
+/// `wrapped_call`, the whole call as the arguments: exactly two members, `name` (the tool's
+/// name) and one of [`CALL_ARGUMENTS`] holding an object, or argument text that the recoveries
+/// of text read as one (its own layer: the kinds they record follow `wrapped_call`); neither
+/// member a parameter.
 fn whole_call<'a>(
     args: &Object<'a>,
     parameters: &Parameters<'_>,
@@ -255,19 +281,19 @@ fn whole_call<'a>(
     }
 }
 
-/// Argument text inside a whole call: an object as it is, else what rules (a)–(d) read from
-/// it, their kinds after `kinds`.
+/// Argument text inside a whole call: an object as it is, else what the recoveries of text read
+/// from it, their kinds after `kinds`.
 fn call_text(
     text: &str,
     mut kinds: Vec<RecoveryKind>,
 ) -> Result<Option<Unwrapped<'static>>, SubmitError> {
     match arguments::read::<IgnoredAny>(Arguments::Text(text), None)? {
-        Step1::Object(Read {
+        AsWhole::Object(ArgumentsRead {
             object: Object::Text(_),
             ..
         }) => Ok(Some(Unwrapped::Text(text.to_owned(), kinds))),
-        Step1::Object(_) => Ok(None),
-        Step1::NotAnObject { .. } => Ok(recover(text, true).map(|found| {
+        AsWhole::Object(_) => Ok(None),
+        AsWhole::NotAnObject { .. } => Ok(recover(text, true).map(|found| {
             kinds.extend(found.kinds);
             Unwrapped::Text(found.object.into_owned(), kinds)
         })),
@@ -276,10 +302,10 @@ fn call_text(
 
 /// The members of a raw object, each named once.
 fn raw_members(raw: &RawValue) -> Result<Members<'_>, SubmitError> {
-    Members::read(raw.get()).map_err(|error| match error {
-        Ok(name) => repeated(&name),
+    Members::read(raw.get()).map_err(|stopped| match stopped {
+        Stopped::Repeated(name) => repeated(&name),
         // A raw member is one JSON object: only a repeat stops its read.
-        Err(error) => SubmitError::parameter(
+        Stopped::Decoder(error) => SubmitError::parameter(
             crate::error::ParameterCause::UndecodableArguments,
             format!("failed to parse tool arguments: {error}"),
         ),
@@ -292,6 +318,28 @@ mod tests {
 
     fn found(text: &str) -> Option<(String, Vec<RecoveryKind>)> {
         recover(text, true).map(|found| (found.object.into_owned(), found.kinds))
+    }
+
+    #[test]
+    fn a_fenced_object_is_given_as_its_range_in_the_string() {
+        for (text, object) in [
+            ("```json\n{\"a\":1}\n```", "{\"a\":1}"),
+            (" \r\n```\r\n {\"a\":[1]}</x>\r\n``` \n", "{\"a\":[1]}"),
+            ("```\n{}\n```", "{}"),
+        ] {
+            let range = fenced_object(text).unwrap();
+            assert_eq!(&text[range], object, "{text:?}");
+        }
+        for text in [
+            "```json\n{\"a\":1} x\n```",
+            "```json {\"a\":1}```",
+            "{\"a\":1}",
+            "```\n```",
+        ] {
+            assert_eq!(fenced_object(text), None, "{text:?}");
+        }
+        assert_eq!(fenced("```\n```"), Some(""));
+        assert_eq!(fenced("```js\r\nx\r\n```"), Some("x"));
     }
 
     #[test]

@@ -44,7 +44,7 @@ const PROVIDER: super::Provider = super::Provider::Claude;
 /// Reads a `tool_use` block: `{"type":"tool_use","id":…,"name":…,"input":<object>}`.
 ///
 /// `type`, when present, must be `"tool_use"`; `name` is required; a missing `input` reads as
-/// `{}`. Whatever `input` holds is step 1's to judge.
+/// `{}`. Whatever `input` holds is for step *The arguments as a whole* to judge.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
     let object = envelope::object(PROVIDER, call)?;
     envelope::check_type(PROVIDER, object, "tool_use")?;

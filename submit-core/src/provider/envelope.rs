@@ -82,8 +82,8 @@ pub(crate) fn value_arguments<'a>(object: &'a Map<String, Value>, key: &str) -> 
 }
 
 /// Arguments that arrive as JSON text (`arguments`): a string is text; absent or `null` reads
-/// as `{}`; an already-decoded value is read as a value (step 1 then takes an object and
-/// rejects anything else).
+/// as `{}`; an already-decoded value is read as a value (step *The arguments as a whole* then
+/// takes an object and rejects anything else).
 pub(crate) fn text_arguments<'a>(object: &'a Map<String, Value>, key: &str) -> Arguments<'a> {
     match object.get(key) {
         None => Arguments::Missing,

@@ -42,7 +42,8 @@ const PROVIDER: super::Provider = super::Provider::Gemini;
 /// Reads a part `{"functionCall":{"name":…,"args":<object>}}` or the bare
 /// `{"name":…,"args":…}` (an optional `id` is read as the call id).
 ///
-/// `name` is required; missing `args` read as `{}`. Whatever `args` holds is step 1's to judge.
+/// `name` is required; missing `args` read as `{}`. Whatever `args` holds is for step *The
+/// arguments as a whole* to judge.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
     let object = envelope::object(PROVIDER, call)?;
     let function_call = match object.get("functionCall") {

@@ -50,7 +50,7 @@ const PROVIDER: super::Provider = super::Provider::OpenAiChat;
 ///
 /// `type`, when present, must be `"function"`; `function` and its `name` are required; a
 /// missing or `null` `arguments` reads as `{}`; `arguments` that are not a string are read as a
-/// value, which step 1 then judges.
+/// value, which step *The arguments as a whole* then judges.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
     let object = envelope::object(PROVIDER, call)?;
     envelope::check_type(PROVIDER, object, "function")?;

@@ -46,7 +46,7 @@ const PROVIDER: super::Provider = super::Provider::OpenAiResponses;
 ///
 /// `type`, when present, must be `"function_call"`; `name` is required; the call id is
 /// `call_id`; a missing or `null` `arguments` reads as `{}`; `arguments` that are not a string
-/// are read as a value, which step 1 then judges.
+/// are read as a value, which step *The arguments as a whole* then judges.
 pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
     let object = envelope::object(PROVIDER, call)?;
     envelope::check_type(PROVIDER, object, "function_call")?;

@@ -82,136 +82,80 @@ fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
             "the reference {reference} at `{pointer}` cannot be expressed without references"
         )));
     }
-    let base = pointer.len();
-    let mut out = Map::new();
-    let mut nullable = false;
-    let mut collapse: Option<Value> = None;
-    let mut variant_notes: Vec<String> = Vec::new();
+    let mut node = Node::default();
     for (key, value) in map {
-        let k = key.as_str();
-        match k {
-            "type" => match value {
-                Value::String(name) => {
-                    out.insert("type".into(), upper_type(name));
-                }
-                Value::Array(names) => {
-                    let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
-                    let kept: Vec<&str> = names.iter().copied().filter(|n| *n != "null").collect();
-                    nullable |= kept.len() < names.len();
-                    match kept.as_slice() {
-                        [] => {
-                            out.insert("type".into(), upper_type("null"));
-                        }
-                        [one] => {
-                            out.insert("type".into(), upper_type(one));
-                        }
-                        several => {
-                            let branches = several
-                                .iter()
-                                .map(|name| {
-                                    let mut branch = Map::new();
-                                    branch.insert("type".into(), upper_type(name));
-                                    Value::Object(branch)
-                                })
-                                .collect();
-                            out.insert("anyOf".into(), Value::Array(branches));
-                        }
-                    }
-                }
-                _ => {}
-            },
-            "anyOf" | "oneOf" | "allOf" => {
-                let Value::Array(branches) = value else {
-                    continue;
-                };
-                if k == "allOf" && branches.len() != 1 {
-                    continue;
-                }
-                let mut kept = Vec::new();
-                for (i, branch) in branches.iter().enumerate() {
-                    if is_null_schema(branch) {
-                        nullable = true;
-                        continue;
-                    }
-                    pointer.push_str(&format!("/{k}/{i}"));
-                    kept.push(convert(branch, pointer)?);
-                    pointer.truncate(base);
-                }
-                if let Some((kind, values, notes)) = enum_union(&kept) {
-                    if let Some(kind) = kind {
-                        out.entry("type").or_insert(kind);
-                    }
-                    out.insert("enum".into(), Value::Array(values));
-                    variant_notes.extend(notes);
-                } else if kept.len() == 1 && collapse.is_none() && !out.contains_key("anyOf") {
-                    collapse = kept.pop();
-                } else if !kept.is_empty() {
-                    match out.get_mut("anyOf") {
-                        Some(Value::Array(existing)) => existing.extend(kept),
-                        _ => {
-                            out.insert("anyOf".into(), Value::Array(kept));
-                        }
-                    }
-                }
-            }
+        node.keyword(key, value, pointer)?;
+    }
+    Ok(node.finish())
+}
+
+/// One schema node of the legacy subset, as its keywords are converted.
+#[derive(Default)]
+struct Node {
+    out: Map<String, Value>,
+    /// `null` is among the node's types or branches.
+    nullable: bool,
+    /// The one branch of a union left once its `null` branch is dropped: its keywords join the
+    /// node's.
+    collapse: Option<Value>,
+    /// A `value: description` line per documented branch of an enum written as a union.
+    variant_notes: Vec<String>,
+}
+
+impl Node {
+    /// Converts one keyword of the node at `pointer`.
+    fn keyword(
+        &mut self,
+        key: &str,
+        value: &Value,
+        pointer: &mut String,
+    ) -> Result<(), BuildError> {
+        match key {
+            "type" => self.types(value),
+            "anyOf" | "oneOf" | "allOf" => self.union(key, value, pointer)?,
             "const" => {
                 if value.is_null() {
-                    nullable = true;
+                    self.nullable = true;
                 } else {
-                    out.insert("enum".into(), Value::Array(vec![enum_string(value).into()]));
+                    let only = vec![enum_string(value).into()];
+                    self.out.insert("enum".into(), Value::Array(only));
                 }
             }
             "enum" => {
                 if let Value::Array(values) = value {
-                    nullable |= values.iter().any(Value::is_null);
+                    self.nullable |= values.iter().any(Value::is_null);
                     let strings = values
                         .iter()
                         .filter(|v| !v.is_null())
                         .map(|v| Value::String(enum_string(v)))
                         .collect();
-                    out.insert("enum".into(), Value::Array(strings));
+                    self.out.insert("enum".into(), Value::Array(strings));
                 }
             }
             "examples" => {
                 if let Some(first) = value.as_array().and_then(|list| list.first()) {
-                    out.insert("example".into(), first.clone());
+                    self.out.insert("example".into(), first.clone());
                 }
             }
-            "nullable" => nullable |= value.as_bool() == Some(true),
+            "nullable" => self.nullable |= value.as_bool() == Some(true),
             "minimum" | "maximum" if value.is_number() => {
-                out.insert(key.clone(), value.clone());
+                self.out.insert(key.to_owned(), value.clone());
             }
             "required" => {
                 if let Value::Array(names) = value {
                     let names = names.iter().filter(|n| n.is_string()).cloned().collect();
-                    out.insert("required".into(), Value::Array(names));
+                    self.out.insert("required".into(), Value::Array(names));
                 }
             }
             "items" if value.is_object() || value.is_boolean() => {
+                let base = pointer.len();
                 pointer.push_str("/items");
                 let items = convert(value, pointer)?;
                 pointer.truncate(base);
-                out.insert("items".into(), items);
+                self.out.insert("items".into(), items);
             }
-            "properties" => {
-                let Value::Object(properties) = value else {
-                    continue;
-                };
-                let mut converted = Map::with_capacity(properties.len());
-                for (name, property) in properties {
-                    pointer.push_str("/properties/");
-                    pointer.push_str(&escape_pointer(name));
-                    converted.insert(name.clone(), convert(property, pointer)?);
-                    pointer.truncate(base);
-                }
-                let ordering = properties.keys().cloned().map(Value::String).collect();
-                let non_empty = !converted.is_empty();
-                out.insert("properties".into(), Value::Object(converted));
-                if non_empty {
-                    out.insert("propertyOrdering".into(), Value::Array(ordering));
-                }
-            }
-            _ if INTEGER_BOUNDS.contains(&k) => {
+            "properties" => self.properties(value, pointer)?,
+            _ if INTEGER_BOUNDS.contains(&key) => {
                 let bound = value.as_u64().or_else(|| {
                     value
                         .as_f64()
@@ -219,36 +163,143 @@ fn convert(schema: &Value, pointer: &mut String) -> Result<Value, BuildError> {
                         .map(|f| f as u64)
                 });
                 if let Some(bound) = bound {
-                    out.insert(key.clone(), Value::Number(Number::from(bound)));
+                    self.out
+                        .insert(key.to_owned(), Value::Number(Number::from(bound)));
                 }
             }
-            _ if COPIED.contains(&k) => {
-                out.insert(key.clone(), value.clone());
+            _ if COPIED.contains(&key) => {
+                self.out.insert(key.to_owned(), value.clone());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `type`: one name, upper-cased; a list without its `null` (which makes the node
+    /// nullable), one name as that name, several as a union of one branch each.
+    fn types(&mut self, value: &Value) {
+        match value {
+            Value::String(name) => {
+                self.out.insert("type".into(), upper_type(name));
+            }
+            Value::Array(names) => {
+                let names: Vec<&str> = names.iter().filter_map(Value::as_str).collect();
+                let kept: Vec<&str> = names.iter().copied().filter(|n| *n != "null").collect();
+                self.nullable |= kept.len() < names.len();
+                match kept.as_slice() {
+                    [] => {
+                        self.out.insert("type".into(), upper_type("null"));
+                    }
+                    [one] => {
+                        self.out.insert("type".into(), upper_type(one));
+                    }
+                    several => {
+                        let branches = several
+                            .iter()
+                            .map(|name| {
+                                let mut branch = Map::new();
+                                branch.insert("type".into(), upper_type(name));
+                                Value::Object(branch)
+                            })
+                            .collect();
+                        self.out.insert("anyOf".into(), Value::Array(branches));
+                    }
+                }
             }
             _ => {}
         }
     }
-    if let Some(Value::Object(branch)) = collapse {
-        for (key, value) in branch {
-            if key == "nullable" {
-                nullable |= value.as_bool() == Some(true);
-            } else if !out.contains_key(&key) {
-                out.insert(key, value);
+
+    /// `anyOf`, `oneOf`, or an `allOf` of one branch: the `null` branches make the node
+    /// nullable; enums of one type become one enum; one branch left joins the node; several
+    /// are a union.
+    fn union(&mut self, key: &str, value: &Value, pointer: &mut String) -> Result<(), BuildError> {
+        let Value::Array(branches) = value else {
+            return Ok(());
+        };
+        if key == "allOf" && branches.len() != 1 {
+            return Ok(());
+        }
+        let base = pointer.len();
+        let mut kept = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            if is_null_schema(branch) {
+                self.nullable = true;
+                continue;
+            }
+            pointer.push_str(&format!("/{key}/{i}"));
+            kept.push(convert(branch, pointer)?);
+            pointer.truncate(base);
+        }
+        if let Some((kind, values, notes)) = enum_union(&kept) {
+            if let Some(kind) = kind {
+                self.out.entry("type").or_insert(kind);
+            }
+            self.out.insert("enum".into(), Value::Array(values));
+            self.variant_notes.extend(notes);
+        } else if kept.len() == 1 && self.collapse.is_none() && !self.out.contains_key("anyOf") {
+            self.collapse = kept.pop();
+        } else if !kept.is_empty() {
+            match self.out.get_mut("anyOf") {
+                Some(Value::Array(existing)) => existing.extend(kept),
+                _ => {
+                    self.out.insert("anyOf".into(), Value::Array(kept));
+                }
             }
         }
+        Ok(())
     }
-    if !variant_notes.is_empty() {
-        let notes = variant_notes.join("\n");
-        let description = match out.get("description").and_then(Value::as_str) {
-            Some(existing) => format!("{existing}\n{notes}"),
-            None => notes,
+
+    /// `properties`, each converted, and their order as `propertyOrdering`.
+    fn properties(&mut self, value: &Value, pointer: &mut String) -> Result<(), BuildError> {
+        let Value::Object(properties) = value else {
+            return Ok(());
         };
-        out.insert("description".into(), Value::String(description));
+        let base = pointer.len();
+        let mut converted = Map::with_capacity(properties.len());
+        for (name, property) in properties {
+            pointer.push_str("/properties/");
+            pointer.push_str(&escape_pointer(name));
+            converted.insert(name.clone(), convert(property, pointer)?);
+            pointer.truncate(base);
+        }
+        let ordering = properties.keys().cloned().map(Value::String).collect();
+        let non_empty = !converted.is_empty();
+        self.out
+            .insert("properties".into(), Value::Object(converted));
+        if non_empty {
+            self.out
+                .insert("propertyOrdering".into(), Value::Array(ordering));
+        }
+        Ok(())
     }
-    if nullable {
-        out.insert("nullable".into(), Value::Bool(true));
+
+    /// The node: a collapsed branch's keywords joined, the enum notes in the description,
+    /// `nullable` set.
+    fn finish(mut self) -> Value {
+        if let Some(Value::Object(branch)) = self.collapse {
+            for (key, value) in branch {
+                if key == "nullable" {
+                    self.nullable |= value.as_bool() == Some(true);
+                } else if !self.out.contains_key(&key) {
+                    self.out.insert(key, value);
+                }
+            }
+        }
+        if !self.variant_notes.is_empty() {
+            let notes = self.variant_notes.join("\n");
+            let description = match self.out.get("description").and_then(Value::as_str) {
+                Some(existing) => format!("{existing}\n{notes}"),
+                None => notes,
+            };
+            self.out
+                .insert("description".into(), Value::String(description));
+        }
+        if self.nullable {
+            self.out.insert("nullable".into(), Value::Bool(true));
+        }
+        Value::Object(self.out)
     }
-    Ok(Value::Object(out))
 }
 
 /// A union whose branches are all enums of one type (schemars' form of an enum with

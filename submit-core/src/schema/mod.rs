@@ -3,7 +3,7 @@
 //!
 //! Everything here runs once, when a tool is built. Inputs are JSON Schema documents (reflected
 //! from a type, or given by a user), so every function returns an error instead of panicking
-//! on a shape it does not expect.
+//! on a schema it does not expect.
 
 pub(crate) mod gemini;
 pub(crate) mod inline;
@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::metadata::{REASONING, REASONING_DESCRIPTION};
 use crate::options::BuildError;
+use crate::parse::JsonType;
 use keywords::{LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
 
 /// Escapes one JSON pointer segment (`~` → `~0`, `/` → `~1`).
@@ -96,7 +97,7 @@ pub(crate) fn payload_schema(
     let Value::Object(root) = &mut schema else {
         return Err(BuildError::InvalidSchema(format!(
             "the payload schema must be a JSON object, got {}",
-            json_type(&schema)
+            JsonType::of(&schema)
         )));
     };
     root.remove("$schema");
@@ -162,18 +163,6 @@ pub(crate) fn required_names(schema: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// The JSON type of a value, as messages name it.
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Removes `names` from the payload's top-level `properties` and `required`.
 ///
 /// Each name must be a top-level property, listed once, and not required.
@@ -198,7 +187,7 @@ pub(crate) fn omit_fields(schema: &mut Value, names: &[String]) -> Result<(), Bu
 }
 
 /// What a schema that is not an object with properties is, for [`BuildError::FlatNotAnObject`].
-pub(crate) fn flat_shape_problem(schema: &Value) -> Option<String> {
+pub(crate) fn flat_schema_problem(schema: &Value) -> Option<String> {
     let has_properties = schema
         .get("properties")
         .and_then(Value::as_object)
@@ -233,9 +222,10 @@ pub(crate) struct DefinitionInput<'a> {
     pub(crate) gemini_schema: crate::options::GeminiSchema,
 }
 
-/// Whether the flags ask for the reasoning parameter and the payload's shape.
+/// How the parameters are laid out: the payload parameter's name, whether the reasoning
+/// parameter is left out, and whether the payload's properties are parameters of their own.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Shape<'a> {
+pub(crate) struct Layout<'a> {
     pub(crate) payload_field: &'a str,
     pub(crate) omit_reasoning: bool,
     pub(crate) flat: bool,
@@ -244,12 +234,12 @@ pub(crate) struct Shape<'a> {
 /// The parameters object `P` from the advertised payload schema (omitted fields withheld):
 /// `reasoning` (unless omitted) and the payload, or under `flat` the payload's properties.
 /// References kept for recursive types move to `P`'s root `$defs`.
-pub(crate) fn parameters(advertised: &Value, shape: Shape<'_>) -> Value {
+pub(crate) fn parameters(advertised: &Value, layout: Layout<'_>) -> Value {
     let mut payload = advertised.clone();
     let defs = payload.as_object_mut().and_then(|p| p.remove("$defs"));
     let mut properties = Map::new();
     let mut required = Vec::new();
-    if !shape.omit_reasoning {
+    if !layout.omit_reasoning {
         let mut reasoning = Map::new();
         reasoning.insert("type".into(), "string".into());
         reasoning.insert("description".into(), REASONING_DESCRIPTION.into());
@@ -257,15 +247,15 @@ pub(crate) fn parameters(advertised: &Value, shape: Shape<'_>) -> Value {
         required.push(Value::from(REASONING));
     }
     let mut closed = false;
-    if shape.flat {
+    if layout.flat {
         if let Some(Value::Object(props)) = payload.get("properties") {
             properties.extend(props.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         required.extend(required_names(&payload).into_iter().map(Value::from));
         closed = payload.get("additionalProperties") == Some(&Value::Bool(false));
     } else {
-        properties.insert(shape.payload_field.to_owned(), payload);
-        required.push(Value::from(shape.payload_field));
+        properties.insert(layout.payload_field.to_owned(), payload);
+        required.push(Value::from(layout.payload_field));
     }
     let mut p = Map::new();
     p.insert("type".into(), "object".into());
@@ -319,12 +309,12 @@ mod tests {
             "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "string"}},
             "required": ["a"], "additionalProperties": false,
             "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/A"}}}});
-        let shape = Shape {
+        let layout = Layout {
             payload_field: "result",
             omit_reasoning: false,
             flat: true,
         };
-        let p = parameters(&payload, shape);
+        let p = parameters(&payload, layout);
         assert_eq!(
             p,
             json!({"type": "object", "properties": {
@@ -338,13 +328,13 @@ mod tests {
     #[test]
     fn nested_parameters_without_reasoning() {
         let payload = json!({"type": "object", "properties": {"a": {"type": "string"}}});
-        let shape = Shape {
+        let layout = Layout {
             payload_field: "out",
             omit_reasoning: true,
             flat: false,
         };
         assert_eq!(
-            parameters(&payload, shape),
+            parameters(&payload, layout),
             json!({"type": "object", "properties": {"out": payload}, "required": ["out"]})
         );
     }

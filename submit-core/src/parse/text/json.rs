@@ -1,6 +1,8 @@
 //! JSON in the text: where an object or array the model printed ends (or stops being JSON), the
 //! arguments object a form holds, the Markdown fences around one, and JSON strings written out.
 
+use std::ops::Range;
+
 use serde_json::value::RawValue;
 
 use super::lex::{after, has, is_space, line_break, rest, skip_space};
@@ -69,6 +71,28 @@ pub(crate) fn json_end(bytes: &[u8], at: usize) -> Result<usize, usize> {
             }
         }
     }
+}
+
+/// The byte ranges in `text` of the elements of the JSON array that stands from `open` (its `[`)
+/// to `end` (after its `]`); `None` when that text is not one JSON array.
+pub(crate) fn array_elements(text: &str, open: usize, end: usize) -> Option<Vec<Range<usize>>> {
+    let elements = serde_json::from_str::<Vec<&RawValue>>(text.get(open..end)?).ok()?;
+    // The decoder took the array: between its elements stand whitespace and one comma.
+    let mut ranges = Vec::with_capacity(elements.len());
+    let mut at = open + 1;
+    for (index, element) in elements.into_iter().enumerate() {
+        at = skip_space(text, at);
+        if index > 0 {
+            at = skip_space(text, at + 1);
+        }
+        let range = at..at + element.get().len();
+        if text.get(range.clone()) != Some(element.get()) {
+            return None;
+        }
+        at = range.end;
+        ranges.push(range);
+    }
+    Some(ranges)
 }
 
 fn skip_json_space(bytes: &[u8], at: usize) -> usize {
@@ -229,6 +253,21 @@ pub(crate) fn push_json_string(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_elements_are_the_ranges_the_decoder_read() {
+        let text = "[TOOL_CALLS] [ {\"a\": \"x, ]\"} ,\r\n\t[1, [2]],\"s\" , 3 ]tail";
+        let open = text.find("[ ").unwrap();
+        let end = text.find("tail").unwrap();
+        let ranges = array_elements(text, open, end).unwrap();
+        let elements: Vec<&str> = ranges.iter().map(|range| &text[range.clone()]).collect();
+        assert_eq!(elements, ["{\"a\": \"x, ]\"}", "[1, [2]]", "\"s\"", "3"]);
+        assert_eq!(array_elements("[]", 0, 2), Some(vec![]));
+        assert_eq!(array_elements("[ ]", 0, 3), Some(vec![]));
+        for broken in ["[1,]", "[1 2]", "[1", "{}"] {
+            assert_eq!(array_elements(broken, 0, broken.len()), None, "{broken:?}");
+        }
+    }
 
     #[test]
     fn json_values_end_where_they_close_and_stop_where_they_break() {

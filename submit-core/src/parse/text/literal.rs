@@ -25,7 +25,7 @@ fn identifier_len(text: &str) -> usize {
 }
 
 /// An open container of literals.
-enum Frame {
+enum Container {
     List,
     Tuple { items: usize, commas: usize },
     Dict,
@@ -115,7 +115,7 @@ impl<'t> Literal<'t> {
 
     /// One value, containers included, iteratively.
     fn value(&mut self) -> Result<(), String> {
-        let mut open: Vec<Frame> = Vec::new();
+        let mut open: Vec<Container> = Vec::new();
         'value: loop {
             self.space();
             let Some(byte) = self.peek() else {
@@ -135,22 +135,22 @@ impl<'t> Literal<'t> {
                     self.at += 1;
                     self.space();
                     let (frame, close, json) = match byte {
-                        b'[' => (Frame::List, b']', ('[', ']')),
+                        b'[' => (Container::List, b']', ('[', ']')),
                         b'(' => (
-                            Frame::Tuple {
+                            Container::Tuple {
                                 items: 0,
                                 commas: 0,
                             },
                             b')',
                             ('[', ']'),
                         ),
-                        _ => (Frame::Dict, b'}', ('{', '}')),
+                        _ => (Container::Dict, b'}', ('{', '}')),
                     };
                     self.out.push(json.0);
                     if self.eat(close) {
                         self.out.push(json.1);
                     } else {
-                        let dict = matches!(frame, Frame::Dict);
+                        let dict = matches!(frame, Container::Dict);
                         open.push(frame);
                         if dict {
                             self.key()?;
@@ -169,7 +169,7 @@ impl<'t> Literal<'t> {
                 };
                 self.space();
                 match frame {
-                    Frame::List => {
+                    Container::List => {
                         if self.eat(b',') {
                             self.space();
                             if !self.eat(b']') {
@@ -181,7 +181,7 @@ impl<'t> Literal<'t> {
                         }
                         self.out.push(']');
                     }
-                    Frame::Tuple { items, commas } => {
+                    Container::Tuple { items, commas } => {
                         *items += 1;
                         if self.eat(b',') {
                             *commas += 1;
@@ -197,7 +197,7 @@ impl<'t> Literal<'t> {
                         }
                         self.out.push(']');
                     }
-                    Frame::Dict => {
+                    Container::Dict => {
                         if self.eat(b',') {
                             self.space();
                             if !self.eat(b'}') {

@@ -1,5 +1,6 @@
-//! Calls a model wrote as text in its visible turn instead of making them: the tool-call syntax
-//! of its chat template ([`TextFormat`]), which the inference server's tool parser missed.
+//! Calls a model wrote as text in its visible turn instead of making them (step *Where the call
+//! was found* of the parsing rules): the tool-call syntax of its chat template ([`TextFormat`]),
+//! which the inference server's tool parser missed.
 //!
 //! [`find`] looks for the first call of the submit tool: `scan.rs` finds where calls of any tool
 //! open, in the order they stand in the text and outside the JSON objects and arrays it holds;
@@ -82,9 +83,9 @@ pub(crate) fn find<'t>(text: &'t str, tool: &'t str) -> Option<Found<'t>> {
 }
 
 /// Where a call of `tool` written as text may first open in a text still arriving (see
-/// `scan::first_mark`).
-pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
-    scan::first_mark(text, tool)
+/// `scan::call_start`).
+pub(crate) fn call_start(text: &str, tool: &str) -> Option<usize> {
+    scan::call_start(text, tool)
 }
 
 impl<'t> Found<'t> {
@@ -120,7 +121,7 @@ impl<'t> Found<'t> {
             } => tokens::read_deepseek(text, section, body, fenced),
             Form::Kimi { section, body } => tokens::read_kimi(text, section, body),
             Form::Harmony { body } => tokens::read_harmony(text, body),
-            Form::Pythonic { call, shape } => python::read(text, call, shape, self.tool),
+            Form::Pythonic { call, enclosure } => python::read(text, call, enclosure, self.tool),
         };
         let read = read.map_err(|why| declined(format, self.tool, Some(&why)))?;
         if !lex::only_end(lex::rest(text, read.end)) {

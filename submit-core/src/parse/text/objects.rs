@@ -14,9 +14,9 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 
 use super::super::members::{CowStr, Members};
-use super::json::{fence_close, fence_open, json_object};
+use super::json::{array_elements, fence_close, fence_open, json_object};
 use super::lex::{after, has, named, quoted, rest, skip_space, Named, MAX_NAME};
-use super::opening::{Form, Opening, Read};
+use super::opening::{CallRead, Form, Opening};
 
 /// Mistral's marker.
 pub(crate) const TOOL_CALLS: &str = "[TOOL_CALLS]";
@@ -138,16 +138,16 @@ pub(crate) fn mistral_opening(
 
 /// The calls a complete array after `[TOOL_CALLS]` holds, from `body` to `end`.
 fn mistral_array(text: &str, at: usize, body: usize, end: usize, tool: &str) -> Option<Opening> {
-    let elements = serde_json::from_str::<Vec<&RawValue>>(text.get(body..end)?).ok()?;
+    let elements = array_elements(text, body, end)?;
     let mut calls = 0;
     let mut submit = None;
     for element in elements {
-        let Some(named) = json_named(element.get(), 0, tool, false) else {
+        let Some(named) = json_named(text.get(element.clone())?, 0, tool, false) else {
             continue;
         };
         calls += 1;
         if named == Named::Submit && submit.is_none() {
-            submit = Some(element.get().as_ptr() as usize - text.as_ptr() as usize);
+            submit = Some(element.start);
         }
     }
     if calls == 0 {
@@ -212,7 +212,7 @@ fn arguments<'t>(raw: &'t RawValue, member: &str, string: bool) -> Result<Cow<'t
 }
 
 /// Reads a hermes call.
-pub(crate) fn read_hermes(text: &str, object: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_hermes(text: &str, object: usize) -> Result<CallRead<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["name", "arguments"])?;
     let raw = members
@@ -221,11 +221,11 @@ pub(crate) fn read_hermes(text: &str, object: usize) -> Result<Read<'_>, String>
     let arguments = arguments(raw, "arguments", true)?;
     let end = after(text, skip_space(text, end), "</tool_call>")
         .ok_or("no </tool_call> after the call object")?;
-    Ok(Read { arguments, end })
+    Ok(CallRead { arguments, end })
 }
 
 /// Reads a llama_json call.
-pub(crate) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<Read<'_>, String> {
+pub(crate) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<CallRead<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["type", "name", "parameters", "arguments"])?;
     if let Some(kind) = members.get("type") {
@@ -247,11 +247,11 @@ pub(crate) fn read_llama(text: &str, object: usize, fenced: bool) -> Result<Read
     } else {
         end
     };
-    Ok(Read { arguments, end })
+    Ok(CallRead { arguments, end })
 }
 
 /// Reads a mistral call out of an array: its object, then the array's end.
-pub(crate) fn read_mistral_array(text: &str, object: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_mistral_array(text: &str, object: usize) -> Result<CallRead<'_>, String> {
     let (members, end) = call_object(text, object)?;
     only(&members, &["name", "arguments", "id"])?;
     let raw = members
@@ -259,12 +259,12 @@ pub(crate) fn read_mistral_array(text: &str, object: usize) -> Result<Read<'_>, 
         .ok_or("the call object has no arguments")?;
     let arguments = arguments(raw, "arguments", false)?;
     let end = after(text, skip_space(text, end), "]").ok_or("no ] after the call object")?;
-    Ok(Read { arguments, end })
+    Ok(CallRead { arguments, end })
 }
 
 /// Reads a mistral call written `NAME[ARGS]{…}` or `NAME[CALL_ID]<id>[ARGS]{…}`, from after
 /// NAME.
-pub(crate) fn read_mistral_args(text: &str, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_mistral_args(text: &str, body: usize) -> Result<CallRead<'_>, String> {
     let args = if let Some(id) = after(text, body, "[CALL_ID]") {
         let len = rest(text, id)
             .bytes()
@@ -279,7 +279,7 @@ pub(crate) fn read_mistral_args(text: &str, body: usize) -> Result<Read<'_>, Str
     };
     // The object follows [ARGS] directly or after whitespace.
     let (arguments, end) = json_object(text, args)?;
-    Ok(Read {
+    Ok(CallRead {
         arguments: Cow::Borrowed(arguments),
         end,
     })

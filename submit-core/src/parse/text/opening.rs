@@ -8,7 +8,7 @@ use crate::outcome::TextFormat;
 
 /// How a Python call stands in the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub(crate) enum Enclosure {
     /// `NAME(…)`.
     Bare,
     /// `[NAME(…)]`.
@@ -44,7 +44,7 @@ pub(crate) enum Form {
     /// After `to=functions.NAME`.
     Harmony { body: usize },
     /// The tool's name, and how the call stands.
-    Pythonic { call: usize, shape: Shape },
+    Pythonic { call: usize, enclosure: Enclosure },
 }
 
 impl Form {
@@ -77,7 +77,7 @@ pub(crate) struct Opening {
 }
 
 /// A call read out of the text: its arguments as argument text, and the offset after it.
-pub(crate) struct Read<'t> {
+pub(crate) struct CallRead<'t> {
     pub(crate) arguments: Cow<'t, str>,
     pub(crate) end: usize,
 }

@@ -9,11 +9,11 @@
 //! an expression, a triple-quoted or prefixed string, an integer with a leading zero, a
 //! non-string key, nesting deeper than [`MAX_DEPTH`]. A bare `NAME(` right after an identifier
 //! character or `.` is no call; another tool's call is one only inside the submit call's own
-//! list, where the list is read for its shape alone (strings and brackets).
+//! list, where the list is read for its brackets alone (and the strings that may hold some).
 
 use super::lex::{after, has, named, skip_space, Named};
 use super::literal::{Literal, MAX_DEPTH};
-use super::opening::{Form, Opening, Read, Shape};
+use super::opening::{CallRead, Enclosure, Form, Opening};
 
 /// Gemini's finish message for a call it could not parse.
 pub(crate) const MALFORMED: &str = "Malformed function call:";
@@ -39,7 +39,7 @@ pub(crate) fn bare_opening(text: &str, at: usize, tool: &str) -> Option<Opening>
     Some(Opening {
         form: Form::Pythonic {
             call: at,
-            shape: Shape::Bare,
+            enclosure: Enclosure::Bare,
         },
         start: at,
         named: Named::Submit,
@@ -56,7 +56,7 @@ pub(crate) fn gemini_opening(text: &str, at: usize, tool: &str) -> Option<Openin
     Some(Opening {
         form: Form::Pythonic {
             call,
-            shape: Shape::Gemini,
+            enclosure: Enclosure::Gemini,
         },
         start: at,
         named,
@@ -65,7 +65,7 @@ pub(crate) fn gemini_opening(text: &str, at: usize, tool: &str) -> Option<Openin
     })
 }
 
-/// What the `[` at `at` opens: a list of calls, read for its shape.
+/// What the `[` at `at` opens: a list of calls, read for its brackets.
 pub(crate) fn list_opening(text: &str, at: usize, tool: &str) -> List {
     let bytes = text.as_bytes();
     let mut submit = None;
@@ -75,7 +75,7 @@ pub(crate) fn list_opening(text: &str, at: usize, tool: &str) -> List {
         Some(call) => List::Call(Opening {
             form: Form::Pythonic {
                 call,
-                shape: Shape::List,
+                enclosure: Enclosure::List,
             },
             start: at,
             named: Named::Submit,
@@ -130,8 +130,8 @@ pub(crate) fn list_opening(text: &str, at: usize, tool: &str) -> List {
     }
 }
 
-/// The offset after the group that the bracket at `open` opens, read for its shape: strings
-/// (with escapes, single or triple quoted) and nested brackets; or the offset where the shape
+/// The offset after the group that the bracket at `open` opens, read for its brackets: strings
+/// (with escapes, single or triple quoted) and nested brackets; or the offset where the nesting
 /// breaks.
 fn skip_group(bytes: &[u8], open: usize) -> Result<usize, usize> {
     let mut closers: Vec<u8> = Vec::new();
@@ -191,26 +191,28 @@ fn string_end(bytes: &[u8], at: usize) -> Result<usize, usize> {
 pub(crate) fn read<'t>(
     text: &'t str,
     call: usize,
-    shape: Shape,
+    enclosure: Enclosure,
     tool: &str,
-) -> Result<Read<'t>, String> {
+) -> Result<CallRead<'t>, String> {
     let open = call + tool.len();
     if !has(text, open, "(") {
         return Err(format!("no ( after {tool}"));
     }
     let (arguments, end) = Literal::arguments(text, open)?;
-    let end = match shape {
-        Shape::Bare => end,
-        Shape::List => {
+    let end = match enclosure {
+        Enclosure::Bare => end,
+        Enclosure::List => {
             let mut at = skip_space(text, end);
             if let Some(comma) = after(text, at, ",") {
                 at = skip_space(text, comma);
             }
             after(text, at, "]").ok_or("no ] after the call")?
         }
-        Shape::Gemini => after(text, skip_space(text, end), ")").ok_or("no ) closing print(")?,
+        Enclosure::Gemini => {
+            after(text, skip_space(text, end), ")").ok_or("no ) closing print(")?
+        }
     };
-    Ok(Read {
+    Ok(CallRead {
         arguments: arguments.into(),
         end,
     })

@@ -83,7 +83,7 @@ impl Next {
 
 /// What stands at a place the pass looks at.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Mark {
+enum Signpost {
     /// `<`, `[` or `{`.
     Byte,
     /// `to=functions.`
@@ -130,20 +130,24 @@ impl<'t> Scanner<'t> {
 
     /// The nearest place to look at, at or after the pass: the nearest occurrence of any needle,
     /// once every needle has been searched at least that far.
-    fn next_mark(&mut self) -> Option<(usize, Mark)> {
+    fn next_signpost(&mut self) -> Option<(usize, Signpost)> {
         let bytes = self.text.as_bytes();
         let pos = self.pos;
         let mut limit = pos.saturating_add(WINDOW);
         loop {
             let best = [
-                self.byte.peek(bytes, pos, limit).map(|at| (at, Mark::Byte)),
+                self.byte
+                    .peek(bytes, pos, limit)
+                    .map(|at| (at, Signpost::Byte)),
                 self.recipient
                     .peek(bytes, pos, limit)
-                    .map(|at| (at, Mark::Recipient)),
+                    .map(|at| (at, Signpost::Recipient)),
                 self.malformed
                     .peek(bytes, pos, limit)
-                    .map(|at| (at, Mark::Malformed)),
-                self.bare.peek(bytes, pos, limit).map(|at| (at, Mark::Bare)),
+                    .map(|at| (at, Signpost::Malformed)),
+                self.bare
+                    .peek(bytes, pos, limit)
+                    .map(|at| (at, Signpost::Bare)),
             ]
             .into_iter()
             .flatten()
@@ -216,12 +220,12 @@ impl<'t> Scanner<'t> {
         let text = self.text;
         let tool = self.tool;
         loop {
-            let (at, mark) = self.next_mark()?;
+            let (at, mark) = self.next_signpost()?;
             let found = match mark {
-                Mark::Recipient => tokens::harmony_opening(text, at, tool),
-                Mark::Malformed => python::gemini_opening(text, at, tool),
-                Mark::Bare => python::bare_opening(text, at, tool),
-                Mark::Byte => match text.as_bytes().get(at) {
+                Signpost::Recipient => tokens::harmony_opening(text, at, tool),
+                Signpost::Malformed => python::gemini_opening(text, at, tool),
+                Signpost::Bare => python::bare_opening(text, at, tool),
+                Signpost::Byte => match text.as_bytes().get(at) {
                     Some(b'<') => angle_opening(text, at, tool),
                     Some(b'[') => {
                         let found = self.at_bracket(at);
@@ -251,7 +255,7 @@ impl<'t> Scanner<'t> {
 /// at (a `<`, `[` or `{`, or the start of `to=functions.`, `Malformed function call:` or
 /// `<tool>(`), or the start of the beginning of one of those needles that the text ends in.
 /// Nothing before it can belong to a call, whatever text follows. Linear in the text.
-pub(crate) fn first_mark(text: &str, tool: &str) -> Option<usize> {
+pub(crate) fn call_start(text: &str, tool: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut bare = tool.as_bytes().to_vec();
     bare.push(b'(');

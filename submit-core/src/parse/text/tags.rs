@@ -20,7 +20,7 @@ use super::super::reasoning::{trim_space, REASONING};
 use super::super::Parser;
 use super::json::push_json_string;
 use super::lex::{after, has, named, quoted, rest, skip_space};
-use super::opening::{Form, Opening, Read};
+use super::opening::{CallRead, Form, Opening};
 use crate::schema::property::{Property, Types};
 
 /// The Hermes, GLM and Qwen3-Coder call opener.
@@ -106,12 +106,12 @@ pub(crate) fn glm_opening(text: &str, start: usize, name: usize, tool: &str) -> 
 }
 
 /// The arguments being written out as a JSON object.
-struct Members<'a, 't> {
+struct ObjectWriter<'a, 't> {
     out: String,
     typing: &'a Typing<'t>,
 }
 
-impl Members<'_, '_> {
+impl ObjectWriter<'_, '_> {
     fn push(&mut self, key: &str, value: &str) {
         self.out.push(if self.out.is_empty() { '{' } else { ',' });
         push_json_string(&mut self.out, key);
@@ -196,9 +196,9 @@ pub(crate) fn read_xml<'t>(
     text: &'t str,
     body: usize,
     typing: &Typing<'_>,
-) -> Result<Read<'t>, String> {
+) -> Result<CallRead<'t>, String> {
     let mut at = after(text, body, ">").ok_or("no > after <function=NAME")?;
-    let mut members = Members {
+    let mut members = ObjectWriter {
         out: String::new(),
         typing,
     };
@@ -217,7 +217,7 @@ pub(crate) fn read_xml<'t>(
             members.push(key, value);
             at = next;
         } else if let Some(end) = after(text, at, FUNCTION_END) {
-            return Ok(Read {
+            return Ok(CallRead {
                 arguments: members.finish().into(),
                 end,
             });
@@ -232,9 +232,9 @@ pub(crate) fn read_glm<'t>(
     text: &'t str,
     body: usize,
     typing: &Typing<'_>,
-) -> Result<Read<'t>, String> {
+) -> Result<CallRead<'t>, String> {
     let mut at = body;
-    let mut members = Members {
+    let mut members = ObjectWriter {
         out: String::new(),
         typing,
     };
@@ -258,7 +258,7 @@ pub(crate) fn read_glm<'t>(
             members.push(key, value);
             at = next;
         } else if let Some(end) = after(text, at, TOOL_CALL_END) {
-            return Ok(Read {
+            return Ok(CallRead {
                 arguments: members.finish().into(),
                 end,
             });

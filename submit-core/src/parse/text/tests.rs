@@ -156,7 +156,7 @@ fn rejected<R: serde::de::DeserializeOwned>(
     }
 }
 
-/// Rule (d)'s message without a reason.
+/// The message of a call declined (the page's *Declining*), without a reason.
 fn not_run(format: TextFormat) -> String {
     format!(
         "your reply contains a {} call of submit_result written as text, which is not run; call \

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use super::json::{fence_close, fence_open, json_object};
 use super::lex::{after, has, is_name_byte, line_break, named, only_end, rest, skip_space};
-use super::opening::{Form, Opening, Read};
+use super::opening::{CallRead, Form, Opening};
 
 /// gpt-oss's recipient of a function call.
 pub(crate) const RECIPIENT: &str = "to=functions.";
@@ -147,7 +147,7 @@ pub(crate) fn read_deepseek(
     section: bool,
     body: usize,
     fenced: bool,
-) -> Result<Read<'_>, String> {
+) -> Result<CallRead<'_>, String> {
     if !section {
         return Err(format!("the call does not open with {DEEPSEEK_SECTION}"));
     }
@@ -165,14 +165,14 @@ pub(crate) fn read_deepseek(
     };
     let end = after(text, skip_space(text, end), DEEPSEEK_CALL_END)
         .ok_or_else(|| format!("no {DEEPSEEK_CALL_END} after the arguments"))?;
-    Ok(Read {
+    Ok(CallRead {
         arguments: Cow::Borrowed(arguments),
         end: section_end(text, end, DEEPSEEK_SECTION_END)?,
     })
 }
 
 /// Reads a kimi call from after `functions.NAME`.
-pub(crate) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_kimi(text: &str, section: bool, body: usize) -> Result<CallRead<'_>, String> {
     if !section {
         return Err(format!("the call does not open with {KIMI_SECTION}"));
     }
@@ -189,7 +189,7 @@ pub(crate) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'
     let (arguments, end) = json_object(text, object)?;
     let end = after(text, skip_space(text, end), KIMI_CALL_END)
         .ok_or_else(|| format!("no {KIMI_CALL_END} after the arguments"))?;
-    Ok(Read {
+    Ok(CallRead {
         arguments: Cow::Borrowed(arguments),
         end: section_end(text, end, KIMI_SECTION_END)?,
     })
@@ -198,7 +198,7 @@ pub(crate) fn read_kimi(text: &str, section: bool, body: usize) -> Result<Read<'
 /// Reads a harmony call from after `to=functions.NAME`: an optional channel, optional
 /// whitespace, an optional `<|constrain|>json` or ` json`, an optional `<|message|>`, the
 /// object.
-pub(crate) fn read_harmony(text: &str, body: usize) -> Result<Read<'_>, String> {
+pub(crate) fn read_harmony(text: &str, body: usize) -> Result<CallRead<'_>, String> {
     let mut at = after(text, body, "<|channel|>commentary")
         .or_else(|| after(text, body, "<|channel|>analysis"))
         .unwrap_or(body);
@@ -222,7 +222,7 @@ pub(crate) fn read_harmony(text: &str, body: usize) -> Result<Read<'_>, String> 
         at = next;
     }
     let (arguments, end) = json_object(text, at)?;
-    Ok(Read {
+    Ok(CallRead {
         arguments: Cow::Borrowed(arguments),
         end,
     })
