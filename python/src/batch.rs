@@ -7,28 +7,115 @@ use std::sync::Arc;
 use arrow_array::builder::{BooleanBuilder, ListBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, StructArray};
-use arrow_schema::{ArrowError, DataType, Field, Fields};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields};
+use pyo3::exceptions::{PyModuleNotFoundError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3_arrow::{PyArray, PyChunkedArray};
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, SubmitError};
 
-/// An Arrow array from any object that exports one through the Arrow PyCapsule interface
-/// (`__arrow_c_array__`); `what` names the argument in the error.
-pub(crate) fn arrow_array(value: &Bound<'_, PyAny>, what: &str) -> PyResult<ArrayRef> {
-    if !value.hasattr("__arrow_c_array__")? {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be an Arrow array of strings (a pyarrow.Array, or any library's array \
-             with __arrow_c_array__), got {}; pyarrow.array(...) makes one from a list",
+/// A column `handle_batch` takes: one Arrow array, or the chunks of a chunked array (any
+/// Arrow stream) with their field.
+pub(crate) enum Column {
+    Array(ArrayRef),
+    Chunks(Vec<ArrayRef>, FieldRef),
+}
+
+impl Column {
+    /// The column of any object that exports an Arrow array (`__arrow_c_array__`: a
+    /// `pyarrow.Array`) or an Arrow stream (`__arrow_c_stream__`: a `pyarrow.ChunkedArray`);
+    /// `what` names the argument in the error.
+    pub(crate) fn of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Column> {
+        if value.hasattr("__arrow_c_array__")? {
+            return Ok(Column::Array(value.extract::<PyArray>()?.into_inner().0));
+        }
+        if value.hasattr("__arrow_c_stream__")? {
+            let (chunks, field) = value.extract::<PyChunkedArray>()?.into_inner();
+            return Ok(Column::Chunks(chunks, field));
+        }
+        Err(PyTypeError::new_err(format!(
+            "{what} must be an Arrow array of strings (a pyarrow.Array or ChunkedArray, or any \
+             library's array or stream with __arrow_c_array__ or __arrow_c_stream__), got {}; \
+             pyarrow.array(...) makes one from a list",
             value.get_type().name()?
-        )));
+        )))
     }
-    Ok(value.extract::<pyo3_arrow::PyArray>()?.into_inner().0)
+
+    /// The rows of a string column (`what` names it in the error), chunk after chunk: each
+    /// row's text, or `None` for a null row.
+    pub(crate) fn texts(&self, what: &str) -> PyResult<Vec<Option<&str>>> {
+        match self {
+            Column::Array(array) => texts(array.as_ref(), what),
+            Column::Chunks(chunks, field) => {
+                if !is_text(field.data_type()) {
+                    return Err(not_text(what, field.data_type()));
+                }
+                let mut rows = Vec::with_capacity(chunks.iter().map(|chunk| chunk.len()).sum());
+                for chunk in chunks {
+                    rows.extend(texts(chunk.as_ref(), what)?);
+                }
+                Ok(rows)
+            }
+        }
+    }
+
+    /// `answer`, a row for each of this column's rows, in this column's kind: a
+    /// `pyarrow.Array` for an array, a `pyarrow.ChunkedArray` of the same chunks for a chunked
+    /// array or stream.
+    pub(crate) fn answer<'py>(
+        &self,
+        py: Python<'py>,
+        answer: ArrayRef,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let exported = match self {
+            Column::Array(_) => PyArray::from_array_ref(answer)
+                .to_pyarrow(py)
+                .map(Bound::unbind),
+            Column::Chunks(chunks, _) => {
+                let mut offset = 0;
+                let mut pieces = Vec::with_capacity(chunks.len());
+                for chunk in chunks {
+                    pieces.push(answer.slice(offset, chunk.len()));
+                    offset += chunk.len();
+                }
+                let field = Field::new("", answer.data_type().clone(), true);
+                PyChunkedArray::try_new(pieces, Arc::new(field))?
+                    .into_pyarrow(py)
+                    .map(Bound::unbind)
+            }
+        };
+        let exported = exported.map_err(|error| {
+            if error.is_instance_of::<PyModuleNotFoundError>(py) {
+                PyModuleNotFoundError::new_err(
+                    "handle_batch answers in pyarrow's arrays, and pyarrow is not installed: \
+                     pip install 'submit-result[arrow]'",
+                )
+            } else {
+                error
+            }
+        })?;
+        Ok(exported.into_bound(py))
+    }
+}
+
+/// Whether a column of `kind` holds strings.
+fn is_text(kind: &DataType) -> bool {
+    matches!(
+        kind,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    )
+}
+
+fn not_text(what: &str, kind: &DataType) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{what} must be an Arrow array of strings (utf8, large_utf8 or utf8_view); got an array \
+         of {kind}"
+    ))
 }
 
 /// The rows of a string array (`what` names it in the error): each row's text, or `None` for
 /// a null row.
-pub(crate) fn texts<'a>(array: &'a dyn Array, what: &str) -> PyResult<Vec<Option<&'a str>>> {
+fn texts<'a>(array: &'a dyn Array, what: &str) -> PyResult<Vec<Option<&'a str>>> {
     if let Some(strings) = array.as_string_opt::<i32>() {
         return Ok(strings.iter().collect());
     }
@@ -38,11 +125,7 @@ pub(crate) fn texts<'a>(array: &'a dyn Array, what: &str) -> PyResult<Vec<Option
     if let Some(strings) = array.as_string_view_opt() {
         return Ok(strings.iter().collect());
     }
-    Err(PyTypeError::new_err(format!(
-        "{what} must be an Arrow array of strings (utf8, large_utf8 or utf8_view); got an array \
-         of {}",
-        array.data_type()
-    )))
+    Err(not_text(what, array.data_type()))
 }
 
 /// A row's call read from its JSON text: the call, or the rejection of text that is no JSON.

@@ -14,13 +14,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod batch;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyModuleNotFoundError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 use submit_core::{
-    BuildError as CoreBuildError, Incoming, Options, Outcome, Provider, Recovery, StopReason,
-    SubmitTool as CoreTool,
+    BuildError as CoreBuildError, Incoming, Metadata, MetadataErrors, Options, Outcome, Provider,
+    Recovery, StopReason, SubmitTool as CoreTool,
 };
 
 create_exception!(
@@ -148,19 +148,75 @@ fn json_of(value: &Bound<'_, PyAny>, depth: usize) -> Result<Value, NotJson> {
     Err(NotJson::Type(type_name(value)))
 }
 
-/// A call as a provider's SDK gives it, as the JSON of its wire shape: an SDK object (a
-/// Pydantic model: Anthropic's `ToolUseBlock`, OpenAI's Chat tool call and Responses
-/// `ResponseFunctionToolCall`, google-genai's `FunctionCall` or `Part`) is dumped as the SDK
-/// would send it (`model_dump(mode="json", by_alias=True)`); anything else is taken as it is.
-fn sdk_call<'py>(call: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    if call.is_instance_of::<PyDict>() || !call.hasattr("model_dump")? {
-        return Ok(call.clone());
+/// What `handle` takes as a call of `provider`, named in the error of an object that is none.
+fn calls_taken(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Claude => {
+            "a `tool_use` content block, as a dict or the anthropic SDK's ToolUseBlock (an item \
+             of a Message's content)"
+        }
+        Provider::Gemini => {
+            "a `functionCall` part or the function call itself, as a dict or google-genai's Part \
+             or FunctionCall (an item of a response's function_calls)"
+        }
+        Provider::OpenAiChat => {
+            "a tool call, as a dict or the openai SDK's ChatCompletionMessageToolCall (an item \
+             of a message's tool_calls)"
+        }
+        Provider::OpenAiResponses => {
+            "a `function_call` output item, as a dict or the openai SDK's \
+             ResponseFunctionToolCall (an item of a Response's output)"
+        }
+    }
+}
+
+/// A call given to `handle`, as the JSON of its wire shape. JSON data (a dict, as a rule) is
+/// taken as it is: whatever it holds, the parser judges it, as it judges a call read from a
+/// log. A provider SDK's object (a Pydantic model: Anthropic's `ToolUseBlock`, OpenAI's Chat
+/// tool call and Responses `ResponseFunctionToolCall`, google-genai's `FunctionCall` or
+/// `Part`) is dumped as the SDK would send it (`model_dump(mode="json", by_alias=True)`), and
+/// must be a call in the provider's shape, which the door checks: a whole message or response,
+/// a text block, or any other object is the caller's mistake, a `TypeError` saying what is
+/// taken.
+fn call_value(provider: Provider, call: &Bound<'_, PyAny>) -> PyResult<Given> {
+    let is_json = call.is_none()
+        || call.is_instance_of::<PyDict>()
+        || call.is_instance_of::<PyList>()
+        || call.is_instance_of::<PyTuple>()
+        || call.is_instance_of::<PyString>()
+        || call.is_instance_of::<PyBool>()
+        || call.is_instance_of::<PyInt>()
+        || call.is_instance_of::<PyFloat>();
+    if is_json {
+        return Ok(Given::Json(to_json(call, "call")?));
+    }
+    if !call.hasattr("model_dump")? {
+        return Err(not_a_call(provider, call, ""));
     }
     let py = call.py();
     let options = PyDict::new(py);
     options.set_item("mode", "json")?;
     options.set_item("by_alias", true)?;
-    call.call_method("model_dump", (), Some(&options))
+    let dumped = call.call_method("model_dump", (), Some(&options))?;
+    Ok(Given::Sdk(to_json(&dumped, "call")?))
+}
+
+/// A call as `handle` was given it, as JSON.
+enum Given {
+    /// JSON data: the parser judges whatever it holds.
+    Json(Value),
+    /// A provider SDK's object: it must be a call in the provider's shape.
+    Sdk(Value),
+}
+
+/// The `TypeError` of an object given as a call of `provider` that is none (`why` says what
+/// is wrong with its shape, when it has one).
+fn not_a_call(provider: Provider, call: &Bound<'_, PyAny>, why: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "handle takes a call in the {provider} shape: {}; got {}{why}",
+        calls_taken(provider),
+        type_name(call)
+    ))
 }
 
 /// JSON as the Python value of the same shape (objects as dicts in their order, arrays as
@@ -282,6 +338,11 @@ struct SubmitTool {
     /// The Pydantic model class the schema came from: an accepted response is validated into
     /// it.
     model: Option<Py<PyAny>>,
+    /// The schema document as given (for a model, the one its class made): a pickled tool is
+    /// built again from it.
+    document: Value,
+    /// Whether the definitions ask for strict schema adherence.
+    strict: bool,
 }
 
 /// The schema document and the model class, from a dict or a Pydantic model class.
@@ -306,13 +367,9 @@ fn build_error(error: CoreBuildError) -> PyErr {
     BuildError::new_err(error.to_string())
 }
 
-/// The options the keyword arguments set on top of `options`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one parameter per keyword argument of the Python constructor"
-)]
-fn adjust(
-    mut options: Options,
+/// The keyword arguments `SubmitTool(...)` and `SubmitTool.from_tag(...)` take, each `None`
+/// when not given.
+struct Keywords {
     name: Option<String>,
     description: Option<String>,
     payload: Option<String>,
@@ -320,31 +377,62 @@ fn adjust(
     success: Option<String>,
     flat: Option<bool>,
     omit_reasoning: Option<bool>,
-    omit_fields: Vec<String>,
-    strict: bool,
-) -> Options {
-    if let Some(name) = name {
-        options = options.tool_name(name);
+    omit_fields: Option<Vec<String>>,
+    strict: Option<bool>,
+}
+
+impl Keywords {
+    /// `options` with every keyword given set over it.
+    fn over(self, mut options: Options) -> Options {
+        if let Some(name) = self.name {
+            options = options.tool_name(name);
+        }
+        if let Some(description) = self.description {
+            options = options.description(description);
+        }
+        if let Some(payload) = self.payload {
+            options = options.payload_field_name(payload);
+        }
+        if let Some(text) = self.payload_description {
+            options = options.payload_description(text);
+        }
+        if let Some(success) = self.success {
+            options = options.success_message(success);
+        }
+        if let Some(flat) = self.flat {
+            options = options.flat_payload(flat);
+        }
+        if let Some(omit) = self.omit_reasoning {
+            options = options.omit_reasoning(omit);
+        }
+        if let Some(fields) = self.omit_fields {
+            options = options.omit_payload_fields(fields);
+        }
+        options
     }
-    if let Some(description) = description {
-        options = options.description(description);
+}
+
+/// The metadata a tag sets. A tag naming its payload `reasoning` is not refused when a keyword
+/// overrides what makes that a mistake (`payload=...`, `omit_reasoning=True`), as the
+/// command-line tool's flags override it; building checks the final combination again.
+fn tag_metadata(tag: &str, overridden: bool) -> PyResult<Metadata> {
+    let mut builder = submit_meta::Builder::default();
+    for part in submit_meta::split_tag(tag) {
+        builder.tag_part(&part, ());
     }
-    if let Some(payload) = payload {
-        options = options.payload_field_name(payload);
+    let (metadata, errors) = builder.finish_located();
+    let errors: Vec<_> = errors
+        .into_iter()
+        .map(|(error, ())| error)
+        .filter(|error| !(overridden && *error == submit_meta::Error::PayloadNamedReasoning))
+        .collect();
+    if errors.is_empty() {
+        Ok(metadata)
+    } else {
+        Err(build_error(CoreBuildError::Metadata(MetadataErrors(
+            errors,
+        ))))
     }
-    if let Some(text) = payload_description {
-        options = options.payload_description(text);
-    }
-    if let Some(success) = success {
-        options = options.success_message(success);
-    }
-    if let Some(flat) = flat {
-        options = options.flat_payload(flat);
-    }
-    if let Some(omit) = omit_reasoning {
-        options = options.omit_reasoning(omit);
-    }
-    options.omit_payload_fields(omit_fields).strict(strict)
 }
 
 /// `omit_fields` as names: a sequence of strings (a lone string is refused, not split).
@@ -380,10 +468,18 @@ impl SubmitTool {
         }
     }
 
-    fn build(schema: &Bound<'_, PyAny>, options: Options) -> PyResult<Self> {
+    /// A tool for `schema` with the options of `base` and the keywords given over them.
+    fn build(schema: &Bound<'_, PyAny>, base: Options, keywords: Keywords) -> PyResult<Self> {
         let (document, model) = schema_of(schema)?;
-        let tool = CoreTool::from_json_schema(document, options).map_err(build_error)?;
-        Ok(SubmitTool { tool, model })
+        let strict = keywords.strict.unwrap_or(false);
+        let options = keywords.over(base).strict(strict);
+        let tool = CoreTool::from_json_schema(document.clone(), options).map_err(build_error)?;
+        Ok(SubmitTool {
+            tool,
+            model,
+            document,
+            strict,
+        })
     }
 
     /// An outcome as the Python object of its kind.
@@ -459,54 +555,99 @@ impl SubmitTool {
         omit_fields: Option<&Bound<'_, PyAny>>,
         strict: bool,
     ) -> PyResult<Self> {
-        let omit_fields = omit_fields
-            .map(field_names)
-            .transpose()?
-            .unwrap_or_default();
-        let options = adjust(
-            Options::new(),
+        let keywords = Keywords {
             name,
             description,
             payload,
             payload_description,
             success,
-            Some(flat),
-            Some(omit_reasoning),
-            omit_fields,
-            strict,
-        );
-        SubmitTool::build(schema, options)
+            flat: Some(flat),
+            omit_reasoning: Some(omit_reasoning),
+            omit_fields: omit_fields.map(field_names).transpose()?,
+            strict: Some(strict),
+        };
+        SubmitTool::build(schema, Options::new(), keywords)
     }
 
-    /// A tool from a tag string (`"name=submit_plan,payload=plan,flat"`) and a schema; the
-    /// keyword arguments, when given, override the tag.
+    /// A tool from a tag string (`"name=submit_plan,payload=plan,flat"`) and a schema, taking
+    /// every keyword argument `SubmitTool(...)` takes: each one given overrides the tag's value
+    /// (`flat=False` turns off a tag's `flat`), as the command-line tool's flags override
+    /// `--tag`.
     #[classmethod]
-    #[pyo3(signature = (tag, schema, *, omit_fields=None, strict=false))]
+    #[pyo3(signature = (tag, schema, *, name=None, description=None, payload=None,
+                        payload_description=None, success=None, flat=None,
+                        omit_reasoning=None, omit_fields=None, strict=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one parameter per keyword argument of the Python constructor"
+    )]
     fn from_tag(
         _class: &Bound<'_, PyType>,
         tag: &str,
         schema: &Bound<'_, PyAny>,
+        name: Option<String>,
+        description: Option<String>,
+        payload: Option<String>,
+        payload_description: Option<String>,
+        success: Option<String>,
+        flat: Option<bool>,
+        omit_reasoning: Option<bool>,
         omit_fields: Option<&Bound<'_, PyAny>>,
-        strict: bool,
+        strict: Option<bool>,
     ) -> PyResult<Self> {
-        let options = Options::from_tag(tag).map_err(build_error)?;
-        let omit_fields = omit_fields
-            .map(field_names)
-            .transpose()?
-            .unwrap_or_default();
-        let options = adjust(
-            options,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            omit_fields,
+        let keywords = Keywords {
+            name,
+            description,
+            payload,
+            payload_description,
+            success,
+            flat,
+            omit_reasoning,
+            omit_fields: omit_fields.map(field_names).transpose()?,
             strict,
-        );
-        SubmitTool::build(schema, options)
+        };
+        let overridden = keywords.payload.is_some() || keywords.omit_reasoning == Some(true);
+        let metadata = tag_metadata(tag, overridden)?;
+        SubmitTool::build(schema, Options::from_metadata(&metadata), keywords)
+    }
+
+    /// The Pydantic model class the tool was built from (an accepted response is an instance
+    /// of it); `None` for a tool built from a JSON Schema dict.
+    #[getter]
+    fn model(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.model.as_ref().map(|model| model.clone_ref(py))
+    }
+
+    /// Whether the definitions ask for strict schema adherence (OpenAI, Anthropic).
+    #[getter]
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
+    /// How the tool pickles (and so travels to Spark's and Ray's workers): as
+    /// `SubmitTool(schema, **options)` with every option it was built with, the schema
+    /// document exactly, or the Pydantic model class by reference (as Python pickles a class).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let make = py.import("copyreg")?.getattr("__newobj_ex__")?;
+        let schema = match &self.model {
+            Some(model) => model.bind(py).clone(),
+            None => to_python(py, &self.document)?,
+        };
+        let options = PyDict::new(py);
+        options.set_item("name", self.tool.name())?;
+        options.set_item("description", self.tool.description())?;
+        options.set_item("payload", self.tool.payload_field())?;
+        options.set_item("payload_description", self.tool.payload_description())?;
+        options.set_item("success", self.tool.success_message())?;
+        options.set_item("flat", self.tool.is_flat())?;
+        options.set_item("omit_reasoning", self.tool.omits_reasoning())?;
+        options.set_item(
+            "omit_fields",
+            PyList::new(py, self.tool.omitted_payload_fields())?,
+        )?;
+        options.set_item("strict", self.strict)?;
+        let arguments = (py.get_type::<SubmitTool>(), (schema,), options);
+        (make, arguments).into_pyobject(py)
     }
 
     /// The tool's name.
@@ -584,19 +725,35 @@ impl SubmitTool {
         finish_reason: Option<&str>,
     ) -> PyResult<Option<Py<PyAny>>> {
         let provider = self::provider(provider)?;
-        let call = to_json(&sdk_call(call)?, "call")?;
         let end = finish_reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-        let outcome = py.detach(|| self.dispatch(provider, &call, end));
+        let outcome = match call_value(provider, call)? {
+            Given::Json(value) => py.detach(|| self.dispatch(provider, &value, end)),
+            Given::Sdk(value) => {
+                match py.detach(|| {
+                    self.tool
+                        .receive(Incoming::call(provider, &value).stop(end))
+                }) {
+                    Ok(found) => found,
+                    Err(shape) => {
+                        let why = format!(", which is no call: {}", shape.reason);
+                        return Err(not_a_call(provider, call, &why));
+                    }
+                }
+            }
+        };
         outcome.map(|outcome| self.outcome(py, outcome)).transpose()
     }
 
     /// Handles a column of calls in one pass, without holding the interpreter's lock: `calls`
-    /// is an Arrow array of strings (pyarrow's, or any library's that exports the Arrow
-    /// PyCapsule interface), each the JSON text of a call in `provider`'s shape; the answer is
-    /// a `pyarrow.StructArray` of the same length with the columns `accepted`, `response` (the
-    /// response as JSON text), `reasoning`, `recoveries` (their kinds), `error_class`, `cause`
-    /// and `message`. A null call, or a `multi_tool_use.parallel` call with no entry of this
-    /// tool, gives a null row; text that is no JSON is rejected as undecodable.
+    /// is an Arrow array or chunked array of strings (pyarrow's, or any library's that exports
+    /// the Arrow PyCapsule interface, `__arrow_c_array__` or `__arrow_c_stream__`), each the
+    /// JSON text of a call in `provider`'s shape; the answer is a `pyarrow.StructArray` of the
+    /// same length (for a chunked array or stream, a `pyarrow.ChunkedArray` of the same chunks)
+    /// with the columns `accepted`, `response` (the response as JSON text), `reasoning`,
+    /// `recoveries` (their kinds), `error_class`, `cause` and `message`. Each row is read from
+    /// its own bytes, so a member written twice is seen. A null call, or a
+    /// `multi_tool_use.parallel` call with no entry of this tool, gives a null row; text that
+    /// is no JSON is rejected as undecodable.
     /// `finish_reasons`, when given, is a string array of the same length: each row's finish
     /// reason in the provider's spelling.
     ///
@@ -613,14 +770,14 @@ impl SubmitTool {
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let provider = self::provider(provider)?;
-        let calls = batch::arrow_array(calls, "calls")?;
-        let texts = batch::texts(calls.as_ref(), "calls")?;
+        let calls = batch::Column::of(calls, "calls")?;
+        let texts = calls.texts("calls")?;
         let reasons = finish_reasons
-            .map(|reasons| batch::arrow_array(reasons, "finish_reasons"))
+            .map(|reasons| batch::Column::of(reasons, "finish_reasons"))
             .transpose()?;
         let reasons = match &reasons {
-            Some(array) => {
-                let reasons = batch::texts(array.as_ref(), "finish_reasons")?;
+            Some(column) => {
+                let reasons = column.texts("finish_reasons")?;
                 if reasons.len() != texts.len() {
                     return Err(PyValueError::new_err(format!(
                         "finish_reasons has {} rows and calls {}: give one finish reason (or \
@@ -637,9 +794,18 @@ impl SubmitTool {
         let rows: Vec<(Option<&str>, Option<&str>)> = texts.into_iter().zip(reasons).collect();
         let outcome = |(text, reason): &(Option<&str>, Option<&str>)| {
             let end = reason.map_or(StopReason::Complete, |reason| provider.stop_reason(reason));
-            text.and_then(|text| match batch::call_of(text) {
-                Ok(call) => self.dispatch(provider, &call, end),
-                Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+            text.and_then(|text| {
+                // The call read from its own bytes, in place.
+                let incoming = Incoming::call_json(provider, text.as_bytes()).stop(end);
+                match self.tool.receive(incoming) {
+                    Ok(found) => found,
+                    // Not a call in the shape, or no JSON at all: the verdict `handle` gives
+                    // the row's JSON value, or the rejection of text that is none.
+                    Err(_) => match batch::call_of(text) {
+                        Ok(call) => self.dispatch(provider, &call, end),
+                        Err(error) => Some(Outcome::Rejected(submit_core::Rejected::new(error))),
+                    },
+                }
             })
         };
         let array = match &self.model {
@@ -678,18 +844,7 @@ impl SubmitTool {
             }
         };
         let array = array.map_err(batch::arrow_error)?;
-        let exported = pyo3_arrow::PyArray::from_array_ref(array);
-        let pyarrow = match exported.to_pyarrow(py) {
-            Ok(pyarrow) => pyarrow.unbind(),
-            Err(error) if error.is_instance_of::<PyModuleNotFoundError>(py) => {
-                return Err(PyModuleNotFoundError::new_err(
-                    "handle_batch answers a pyarrow.StructArray, and pyarrow is not installed: \
-                     pip install 'submit-result[arrow]'",
-                ))
-            }
-            Err(error) => return Err(error),
-        };
-        Ok(pyarrow.into_bound(py))
+        calls.answer(py, array)
     }
 
     /// Reads a model's visible text turn for a call of this tool written as text (a chat

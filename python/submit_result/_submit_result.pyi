@@ -40,6 +40,12 @@ class _ArrowArray(Protocol):
 
     def __arrow_c_array__(self, requested_schema: Any = ..., /) -> Tuple[Any, Any]: ...
 
+class _ArrowStream(Protocol):
+    """An Arrow stream exported through the Arrow PyCapsule interface
+    (``pyarrow.ChunkedArray``, and the chunked arrays and streams of other Arrow libraries)."""
+
+    def __arrow_c_stream__(self, requested_schema: Any = ..., /) -> Any: ...
+
 DEFAULT_TOOL_NAME: str
 DEFAULT_PAYLOAD_FIELD: str
 DEFAULT_SUCCESS_MESSAGE: str
@@ -138,9 +144,22 @@ class SubmitTool(Generic[_R]):
         tag: str,
         schema: Union[Mapping[str, Any], Type[Any]],
         *,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        payload: Optional[str] = None,
+        payload_description: Optional[str] = None,
+        success: Optional[str] = None,
+        flat: Optional[bool] = None,
+        omit_reasoning: Optional[bool] = None,
         omit_fields: Optional[Sequence[str]] = None,
-        strict: bool = False,
-    ) -> "SubmitTool[Any]": ...
+        strict: Optional[bool] = None,
+    ) -> "SubmitTool[Any]":
+        """A tool from a tag string and a schema; each keyword given overrides the tag."""
+    @property
+    def model(self) -> Optional[Type[_R]]:
+        """The Pydantic model class the tool was built from; ``None`` for a schema dict."""
+    @property
+    def strict(self) -> bool: ...
     @property
     def name(self) -> str: ...
     @property
@@ -179,16 +198,17 @@ class SubmitTool(Generic[_R]):
     def handle_batch(
         self,
         provider: _Provider,
-        calls: _ArrowArray,
+        calls: Union[_ArrowArray, _ArrowStream],
         *,
-        finish_reasons: Optional[_ArrowArray] = None,
+        finish_reasons: Union[_ArrowArray, _ArrowStream, None] = None,
         threads: Optional[int] = None,
     ) -> Any:
-        """Handles a column of calls (an Arrow string array, each row a call's JSON text) in
-        one pass without the interpreter's lock, on up to ``threads`` threads (one per core by
-        default); returns a ``pyarrow.StructArray`` with the columns ``accepted``,
-        ``response`` (JSON text), ``reasoning``, ``recoveries``, ``error_class``, ``cause`` and
-        ``message``."""
+        """Handles a column of calls (an Arrow string array or chunked array, each row a
+        call's JSON text) in one pass without the interpreter's lock, on up to ``threads``
+        threads (one per core by default); returns a ``pyarrow.StructArray`` (for a chunked
+        array or stream, a ``pyarrow.ChunkedArray`` of the same chunks) with the columns
+        ``accepted``, ``response`` (JSON text), ``reasoning``, ``recoveries``, ``error_class``,
+        ``cause`` and ``message``."""
 
 __all__ = [
     "SubmitTool",

@@ -121,9 +121,73 @@ def test_an_array_of_another_type_is_refused_with_what_it_takes():
     with pytest.raises(TypeError, match=r"Arrow array of strings \(utf8, large_utf8 or "
                                         r"utf8_view\).*got an array of Int64"):
         tool.handle_batch("openai-chat", pa.array([1, 2]))
-    with pytest.raises(TypeError, match=r"calls must be an Arrow array of strings .* got list; "
+    with pytest.raises(TypeError, match=r"Arrow array of strings \(utf8, large_utf8 or "
+                                        r"utf8_view\).*got an array of Int64"):
+        tool.handle_batch("openai-chat", pa.chunked_array([], type=pa.int64()))
+    with pytest.raises(TypeError, match=r"calls must be an Arrow array of strings \(a "
+                                        r"pyarrow.Array or ChunkedArray, .*\), got list; "
                                         r"pyarrow.array\(...\) makes one from a list"):
         tool.handle_batch("openai-chat", ["not", "an", "arrow", "array"])
+
+
+class Stream:
+    """An object that exports an Arrow stream and nothing else, as other libraries' chunked
+    arrays and streams do (polars' Series, nanoarrow's and arro3's streams)."""
+
+    def __init__(self, chunked):
+        self.chunked = chunked
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.chunked.__arrow_c_stream__(requested_schema)
+
+
+def test_handle_batch_takes_a_chunked_array():
+    tool = SubmitTool(SCHEMA)
+    texts = []
+    for n in range(50):
+        if n % 9 == 0:
+            texts.append(None)
+        elif n % 5 == 0:
+            texts.append(json.dumps(chat_call(f'{{"reasoning": "r{n}", "result": "nope"}}')))
+        else:
+            texts.append(json.dumps(chat_call(json.dumps(
+                {"reasoning": f"r{n}", "result": {"answer": str(n)}}))))
+    reasons = ["length" if n % 7 == 0 else "stop" for n in range(50)]
+    # As `table.column(...)` gives it: chunks of any length, an empty one among them.
+    kinds = pa.schema({"call": pa.string(), "reason": pa.string()})
+    table = pa.concat_tables([pa.table({"call": texts[a:b], "reason": reasons[a:b]}, kinds)
+                              for a, b in ((0, 20), (20, 20), (20, 21), (21, 50))])
+    calls = table.column("call")
+    assert isinstance(calls, pa.ChunkedArray) and calls.num_chunks == 4
+    # Finish reasons chunked otherwise: rows are matched across the chunks.
+    finish = pa.chunked_array([reasons[:33], reasons[33:]])
+    whole = tool.handle_batch("openai-chat", pa.array(texts),
+                              finish_reasons=pa.array(reasons)).to_pylist()
+    for threads in (1, None):
+        answered = tool.handle_batch("openai-chat", calls, finish_reasons=finish,
+                                     threads=threads)
+        assert isinstance(answered, pa.ChunkedArray)
+        assert [len(chunk) for chunk in answered.chunks] == [20, 0, 1, 29]
+        assert answered.to_pylist() == whole
+    for n, row in enumerate(whole):
+        call = json.loads(texts[n]) if texts[n] is not None else None
+        expected = (None if call is None else
+                    row_of(tool.handle("openai-chat", call, finish_reason=reasons[n])))
+        assert decoded(row) == expected, n
+    # Any object exporting an Arrow stream, answered as a pyarrow.ChunkedArray.
+    answered = tool.handle_batch("openai-chat", Stream(calls),
+                                 finish_reasons=Stream(table.column("reason")))
+    assert isinstance(answered, pa.ChunkedArray)
+    assert answered.to_pylist() == whole
+    assert tool.handle_batch("openai-chat", pa.chunked_array([], type=pa.string())).to_pylist() == []
+    large = pa.chunked_array([texts[:10], texts[10:]], type=pa.large_string())
+    assert tool.handle_batch("openai-chat", large).to_pylist() == whole_without_reasons(tool, texts)
+    with pytest.raises(ValueError, match="finish_reasons has 49 rows and calls 50"):
+        tool.handle_batch("openai-chat", calls, finish_reasons=pa.chunked_array([reasons[1:]]))
+
+
+def whole_without_reasons(tool, texts):
+    return tool.handle_batch("openai-chat", pa.array(texts)).to_pylist()
 
 
 def test_finish_reasons_mark_calls_cut_off_at_the_output_limit():
@@ -220,3 +284,20 @@ def test_the_rows_keep_their_order_on_any_number_of_threads():
     assert tool.handle_batch("openai-chat", pa.array([], type=pa.string())).to_pylist() == []
     with pytest.raises(ValueError, match="threads must be at least 1"):
         tool.handle_batch("openai-chat", calls, threads=0)
+
+
+def test_a_row_is_read_from_its_bytes_so_a_member_written_twice_is_seen():
+    # Written by hand: an Anthropic tool_use block whose input names `reasoning` twice, which
+    # a dict (json.loads keeps the last) cannot show.
+    tool = SubmitTool(SCHEMA)
+    text = ('{"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": '
+            '{"reasoning": "a", "reasoning": "b", "result": {"answer": "42"}}}')
+    [row] = tool.handle_batch("claude", pa.array([text])).to_pylist()
+    assert row["accepted"] is False
+    assert row["message"] == ('failed to parse tool arguments: "reasoning" appears twice; '
+                              "send each parameter once")
+    assert tool.handle("claude", json.loads(text)).reasoning == "b"
+    # Once, the row and the dict agree.
+    once = text.replace('"reasoning": "a", ', "")
+    [row] = tool.handle_batch("claude", pa.array([once])).to_pylist()
+    assert decoded(row) == row_of(tool.handle("claude", json.loads(once)))

@@ -2,6 +2,8 @@
 reprs, Pydantic models, finish reasons and calls written as text."""
 
 import json
+import pickle
+from copy import deepcopy
 
 import pytest
 
@@ -69,6 +71,51 @@ def test_flat_and_omit_reasoning():
 def test_from_tag():
     tool = SubmitTool.from_tag("name=submit_plan,payload=plan,flat", SCHEMA)
     assert (tool.name, tool.payload, tool.flat) == ("submit_plan", "plan", True)
+
+
+TAG = ("name=submit_plan,description=From the tag.,payload=plan,"
+       "payloadDescription=The tag's payload.,success=Tag ok.,flat,omitReasoning")
+
+
+def options_of(tool):
+    return {"name": tool.name, "description": tool.description, "payload": tool.payload,
+            "payload_description": tool.payload_description, "success": tool.success,
+            "flat": tool.flat, "omit_reasoning": tool.omit_reasoning,
+            "omit_fields": tool.omit_fields, "strict": tool.strict}
+
+
+def test_from_tag_keywords_override_the_tag():
+    from_tag = {"name": "submit_plan", "description": "From the tag.", "payload": "plan",
+                "payload_description": "The tag's payload.", "success": "Tag ok.",
+                "flat": True, "omit_reasoning": True, "omit_fields": (), "strict": False}
+    assert options_of(SubmitTool.from_tag(TAG, SCHEMA)) == from_tag
+    keywords = {"name": "submit_answer", "description": "From the keyword.",
+                "payload": "answer_payload", "payload_description": "The keyword's payload.",
+                "success": "Keyword ok.", "flat": False, "omit_reasoning": False,
+                "omit_fields": ["note"], "strict": True}
+    # Each keyword alone overrides its own option and leaves the tag's others.
+    for key, value in keywords.items():
+        tool = SubmitTool.from_tag(TAG, SCHEMA, **{key: value})
+        expected = dict(from_tag, **{key: tuple(value) if key == "omit_fields" else value})
+        assert options_of(tool) == expected, key
+    # All of them: the tool `SubmitTool(...)` builds from the same keywords, definitions and all.
+    tool = SubmitTool.from_tag(TAG, SCHEMA, **keywords)
+    plain = SubmitTool(SCHEMA, **keywords)
+    assert options_of(tool) == options_of(plain)
+    for provider in submit_result.PROVIDERS:
+        assert tool.definition(provider) == plain.definition(provider)
+    # A tag naming its payload `reasoning` is a mistake unless a keyword mends it, as with the
+    # command-line tool's `--tag` and its flags.
+    with pytest.raises(BuildError, match="cannot be named `reasoning`"):
+        SubmitTool.from_tag("payload=reasoning", SCHEMA)
+    assert SubmitTool.from_tag("payload=reasoning", SCHEMA, payload="answer").payload == "answer"
+    mended = SubmitTool.from_tag("payload=reasoning", SCHEMA, omit_reasoning=True)
+    assert (mended.payload, mended.omit_reasoning) == ("reasoning", True)
+    with pytest.raises(BuildError, match="cannot be named `reasoning`"):
+        SubmitTool.from_tag("payload=reasoning,omitReasoning", SCHEMA, omit_reasoning=False)
+    # The tag's own mistakes are still every one reported.
+    with pytest.raises(BuildError, match="did you mean `name`"):
+        SubmitTool.from_tag("nmae=x", SCHEMA, name="x")
 
 
 @pytest.mark.parametrize("make, message", [
@@ -222,6 +269,8 @@ class Verdict(pydantic.BaseModel):
 
 def test_a_pydantic_model_is_the_schema_and_the_response():
     tool = SubmitTool(Verdict, payload="verdict")
+    assert tool.model is Verdict
+    assert SubmitTool(SCHEMA).model is None
     properties = tool.definition("claude")["input_schema"]["properties"]["verdict"]
     assert properties["required"] == ["approve"]
     call = {"type": "tool_use", "id": "toolu_1", "name": "submit_result",
@@ -269,3 +318,41 @@ def test_tuples_and_big_integers_read_as_json_reads_them():
             "input": {"reasoning": "r", "result": {"pair": (1, 2), "big": 2**70}}}
     outcome = SubmitTool({"type": "object"}).handle("claude", call)
     assert outcome.response == {"pair": [1, 2], "big": float(2**70)}
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_a_submit_tool_pickles_with_its_options_and_model(protocol):
+    # Key order, floats, a non-ASCII description and a nested definition: kept exactly.
+    schema = {"title": "Plan", "type": "object", "required": ["steps"],
+              "properties": {"steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}},
+                             "confidence": {"type": "number", "minimum": 0.1, "maximum": 1e3},
+                             "note": {"type": "string", "description": "Ünïcode — note"}},
+              "$defs": {"Step": {"type": "object", "properties": {"do": {"type": "string"}}}}}
+    options = {"name": "submit_plan", "description": "Submit the plan.", "payload": "plan",
+               "payload_description": "The plan.", "success": "Plan taken.", "flat": False,
+               "omit_reasoning": True, "omit_fields": ("note",), "strict": True}
+    from_tag = SubmitTool.from_tag("name=submit_plan,payload=plan,omitReasoning", schema,
+                                   description="Submit the plan.",
+                                   payload_description="The plan.", success="Plan taken.",
+                                   omit_fields=["note"], strict=True)
+    for tool in (SubmitTool(schema, **options), from_tag, SubmitTool(Verdict, flat=True)):
+        copy = pickle.loads(pickle.dumps(tool, protocol=protocol))
+        assert type(copy) is SubmitTool
+        assert options_of(copy) == options_of(tool)
+        assert copy.model is tool.model
+        assert copy.payload_schema == tool.payload_schema
+        for provider in submit_result.PROVIDERS:
+            assert copy.definition(provider) == tool.definition(provider)
+    # The schema document exactly as given, member order included; the model by reference.
+    _, (cls, (pickled,), keywords) = SubmitTool(schema, **options).__reduce__()
+    assert cls is SubmitTool
+    assert json.dumps(pickled) == json.dumps(schema)
+    assert keywords == dict(options, omit_fields=["note"])
+    assert SubmitTool(Verdict).__reduce__()[1][1] == (Verdict,)
+    assert str(Verdict.__qualname__).encode() in pickle.dumps(SubmitTool(Verdict), protocol)
+    # The copy handles calls as the original does; a model's copy answers with the model.
+    copy = pickle.loads(pickle.dumps(SubmitTool(Verdict, payload="verdict"), protocol))
+    call = {"type": "tool_use", "id": "toolu_1", "name": "submit_result",
+            "input": {"reasoning": "r", "verdict": '{"approve": true}'}}
+    assert copy.handle("claude", call).response == Verdict(approve=True)
+    assert deepcopy(copy).model is Verdict
