@@ -48,6 +48,7 @@ use serde_json::{json, Value};
 
 pub(crate) use arguments::object_members;
 pub use arguments::{Arguments, JsonType};
+pub(crate) use decode::FromValue;
 
 use arguments::{ArgumentsRead, AsWhole, InPlace};
 use payload::NewReasoning;
@@ -57,7 +58,6 @@ use crate::error::SubmitError;
 use crate::options::Options;
 use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
-use crate::tool::FromValue;
 
 /// What the parsing rules read of a built tool: its options and what it computed once from
 /// the payload schema.
