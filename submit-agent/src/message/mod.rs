@@ -20,6 +20,7 @@
 //! same state in another process.
 
 mod chunk;
+pub(crate) mod output;
 mod part;
 mod wire;
 

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use submit_core::Arguments;
 
+use super::output::ToolOutput;
+
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
 
@@ -135,8 +137,9 @@ pub struct ToolRequest {
     pub interrupt: Option<Interrupt>,
     /// Restart state: set on a directive that re-runs an interrupted call.
     pub restart: Option<Restart>,
-    /// The outcome of a call that completed in a round that other calls interrupted.
-    pub pending: Option<PendingOutput>,
+    /// The outcome of a call that completed in a round that other calls interrupted, kept
+    /// while its siblings wait for a resume.
+    pub pending: Option<ToolOutput>,
 }
 
 impl ToolRequest {
@@ -213,18 +216,6 @@ pub struct Restart {
     pub resume: Option<Value>,
     /// The input before the restart replaced it; `None` when the input was kept.
     pub original_input: Option<Value>,
-}
-
-/// A completed call's outcome, kept while its siblings wait for a resume.
-#[derive(Clone, Debug, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PendingOutput {
-    /// The output.
-    pub output: Option<Value>,
-    /// The content parts.
-    pub content: Vec<Part>,
-    /// The response part's metadata.
-    pub metadata: Option<JsonObject>,
 }
 
 /// A tool call's answer.

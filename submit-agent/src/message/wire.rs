@@ -6,6 +6,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::output::ToolOutput;
 use super::part::*;
 
 /// A tool request's argument text as the model sent it.
@@ -374,7 +375,7 @@ fn lift_request_state(
             Some(Value::Object(o)) => Some(o),
             _ => None,
         };
-        r.pending = Some(PendingOutput {
+        r.pending = Some(ToolOutput {
             output: (!output.is_null()).then_some(output),
             content,
             metadata,
@@ -443,7 +444,7 @@ mod tests {
                     released_by: vec!["outer".into()],
                 }),
                 restart: None,
-                pending: Some(PendingOutput {
+                pending: Some(ToolOutput {
                     output: Some(json!(3)),
                     content: vec![Part::text("x")],
                     metadata: None,

@@ -17,7 +17,6 @@ use crate::model::FinishReason;
 use crate::run::Response;
 use crate::run::{RunError, RunErrorKind};
 use crate::tool::context::Delivery;
-use crate::tool::ToolOutput;
 
 const REINTERRUPTED_MESSAGE: &str =
     "One or more tools triggered interrupts while resuming generation. The model was not called.";
@@ -184,15 +183,8 @@ impl Run<'_> {
                 name == request.name && *reference == request.reference
             };
             let step = if let Some(pending) = &request.pending {
-                let mut response = response_part(
-                    &request.name,
-                    request.reference.clone(),
-                    ToolOutput {
-                        output: pending.output.clone(),
-                        content: pending.content.clone(),
-                        metadata: pending.metadata.clone(),
-                    },
-                );
+                let mut response =
+                    response_part(&request.name, request.reference.clone(), pending.clone());
                 response.set_meta(KEY_SOURCE, Value::String("pending".into()));
                 Step::Replay(response)
             } else if let Some((r, p)) = directives

@@ -25,6 +25,7 @@ pub(crate) mod context;
 mod definition;
 mod error;
 
+pub use crate::message::output::ToolOutput;
 pub use context::ToolContext;
 pub use definition::{ToolDefinition, WireDefinitions};
 pub use error::ToolError;
@@ -43,40 +44,6 @@ use serde_json::{Map, Value};
 use crate::message::{JsonObject, Part, PartKind, Restart, ToolRequest, KEY_INTERRUPT_RESPONSE};
 use crate::schema;
 use context::{to_object, CallState, Stage};
-
-/// What a call produced: the output, extra content parts and response metadata.
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct ToolOutput {
-    /// The output the model reads.
-    pub output: Option<Value>,
-    /// Content parts (media …); attached parts land after these.
-    pub content: Vec<Part>,
-    /// The response part's metadata.
-    pub metadata: Option<JsonObject>,
-}
-
-impl ToolOutput {
-    /// An output value and nothing else.
-    pub fn value(output: Value) -> Self {
-        ToolOutput {
-            output: Some(output),
-            ..ToolOutput::default()
-        }
-    }
-
-    /// This output with extra content parts.
-    pub fn with_content(mut self, content: Vec<Part>) -> Self {
-        self.content = content;
-        self
-    }
-
-    /// This output with metadata on the response part.
-    pub fn with_metadata(mut self, metadata: JsonObject) -> Self {
-        self.metadata = Some(metadata);
-        self
-    }
-}
 
 type ToolFuture = BoxFuture<'static, Result<ToolOutput, ToolError>>;
 type RunFn = dyn Fn(ToolContext, Value) -> ToolFuture + Send + Sync;
