@@ -43,7 +43,7 @@ fn strip_state_keys(metadata: &Option<JsonObject>) -> Option<JsonObject> {
 }
 
 impl Part {
-    fn to_wire(&self) -> Value {
+    fn to_json(&self) -> Value {
         let mut out = Map::new();
         let mut metadata = self.metadata.clone();
         match &self.kind {
@@ -126,7 +126,7 @@ impl Part {
                     if !p.content.is_empty() {
                         m.insert(
                             KEY_PENDING_CONTENT.into(),
-                            Value::Array(p.content.iter().map(Part::to_wire).collect()),
+                            Value::Array(p.content.iter().map(Part::to_json).collect()),
                         );
                     }
                     if let Some(pm) = &p.metadata {
@@ -147,7 +147,7 @@ impl Part {
                 if !r.content.is_empty() {
                     resp.insert(
                         "content".into(),
-                        Value::Array(r.content.iter().map(Part::to_wire).collect()),
+                        Value::Array(r.content.iter().map(Part::to_json).collect()),
                     );
                 }
                 out.insert("toolResponse".into(), Value::Object(resp));
@@ -159,7 +159,7 @@ impl Part {
         Value::Object(out)
     }
 
-    fn from_wire(value: Value) -> Result<Part, String> {
+    fn from_json(value: Value) -> Result<Part, String> {
         let Value::Object(mut obj) = value else {
             return Err(format!(
                 "a part must be a JSON object, got {}",
@@ -201,16 +201,16 @@ impl Part {
             "reasoning" => PartKind::Reasoning(string_field(body, "reasoning")?),
             "data" => PartKind::Data(body),
             "custom" => PartKind::Custom(body),
-            "media" => PartKind::Media(media_from_wire(body)?),
+            "media" => PartKind::Media(media_from_json(body)?),
             "toolRequest" => {
-                let mut r = request_from_wire(body)?;
+                let mut r = request_from_json(body)?;
                 let metadata = lift_request_state(&mut r, metadata)?;
                 return Ok(Part {
                     kind: PartKind::ToolRequest(r),
                     metadata,
                 });
             }
-            _ => PartKind::ToolResponse(response_from_wire(body)?),
+            _ => PartKind::ToolResponse(response_from_json(body)?),
         };
         Ok(Part { kind, metadata })
     }
@@ -247,7 +247,7 @@ fn opt_string(obj: &mut JsonObject, key: &str, what: &str) -> Result<Option<Stri
     }
 }
 
-fn media_from_wire(value: Value) -> Result<Media, String> {
+fn media_from_json(value: Value) -> Result<Media, String> {
     let mut obj = object(value, "media")?;
     let content_type = opt_string(&mut obj, "contentType", "media")?;
     let url =
@@ -267,7 +267,7 @@ fn media_from_wire(value: Value) -> Result<Media, String> {
     })
 }
 
-fn request_from_wire(value: Value) -> Result<ToolRequest, String> {
+fn request_from_json(value: Value) -> Result<ToolRequest, String> {
     let mut obj = object(value, "toolRequest")?;
     let name = opt_string(&mut obj, "name", "toolRequest")?
         .ok_or_else(|| "toolRequest.name is required".to_owned())?;
@@ -283,7 +283,7 @@ fn request_from_wire(value: Value) -> Result<ToolRequest, String> {
     })
 }
 
-fn response_from_wire(value: Value) -> Result<ToolResponse, String> {
+fn response_from_json(value: Value) -> Result<ToolResponse, String> {
     let mut obj = object(value, "toolResponse")?;
     let name = opt_string(&mut obj, "name", "toolResponse")?
         .ok_or_else(|| "toolResponse.name is required".to_owned())?;
@@ -293,7 +293,7 @@ fn response_from_wire(value: Value) -> Result<ToolResponse, String> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .into_iter()
-            .map(Part::from_wire)
+            .map(Part::from_json)
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(format!(
@@ -367,7 +367,7 @@ fn lift_request_state(
         let content = match m.remove(KEY_PENDING_CONTENT) {
             Some(Value::Array(items)) => items
                 .into_iter()
-                .map(Part::from_wire)
+                .map(Part::from_json)
                 .collect::<Result<_, _>>()?,
             _ => Vec::new(),
         };
@@ -388,14 +388,14 @@ fn lift_request_state(
 
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_wire().serialize(serializer)
+        self.to_json().serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Part {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        Part::from_wire(value).map_err(D::Error::custom)
+        Part::from_json(value).map_err(D::Error::custom)
     }
 }
 
