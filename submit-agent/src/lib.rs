@@ -60,8 +60,8 @@
 //!   `error.rs` tool errors; `definition.rs` definitions and their per-provider form.
 //! - `hook/`: `mod.rs` the three hooks and the chain a call runs through; `approval.rs` tool
 //!   approval.
-//! - `message/`: `part.rs` messages, parts and interrupt state; `chunk.rs` stream chunks;
-//!   `wire.rs` their JSON form.
+//! - `message/`: `part.rs` messages, parts and interrupt state; `output.rs` a tool call's
+//!   output; `chunk.rs` stream chunks; `json_form.rs` their JSON form.
 //! - `model/`: `mod.rs` the model trait, requests, responses and errors; `stream.rs` the
 //!   run's stream; `scripted.rs` the scripted model.
 //! - `executor/`: `mod.rs` the executor and its gate; `terminal.rs` the terminal tool;
