@@ -5,6 +5,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use submit_core::JsonType;
 
 use super::output::ToolOutput;
 use super::part::*;
@@ -163,7 +164,7 @@ impl Part {
         let Value::Object(mut obj) = value else {
             return Err(format!(
                 "a part must be a JSON object, got {}",
-                json_type(&value)
+                JsonType::of(&value).as_str()
             ));
         };
         let metadata = match obj.remove("metadata") {
@@ -172,7 +173,7 @@ impl Part {
             Some(other) => {
                 return Err(format!(
                     "part metadata must be a JSON object, got {}",
-                    json_type(&other)
+                    JsonType::of(&other).as_str()
                 ))
             }
         };
@@ -221,7 +222,7 @@ fn string_field(value: Value, what: &str) -> Result<String, String> {
         Value::String(s) => Ok(s),
         other => Err(format!(
             "{what} must be a string, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
@@ -231,7 +232,7 @@ fn object(value: Value, what: &str) -> Result<JsonObject, String> {
         Value::Object(m) => Ok(m),
         other => Err(format!(
             "{what} must be an object, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
@@ -242,7 +243,7 @@ fn opt_string(obj: &mut JsonObject, key: &str, what: &str) -> Result<Option<Stri
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(format!(
             "{what}.{key} must be a string, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
@@ -298,7 +299,7 @@ fn response_from_json(value: Value) -> Result<ToolResponse, String> {
         Some(other) => {
             return Err(format!(
                 "toolResponse.content must be an array, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             ))
         }
     };
@@ -323,7 +324,7 @@ fn lift_request_state(
             Value::Object(o) => Ok(Some(o)),
             other => Err(format!(
                 "metadata.{key} must be true or a JSON object, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             )),
         }
     };
@@ -342,7 +343,7 @@ fn lift_request_state(
         Some(other) => {
             return Err(format!(
                 "metadata.releasedBy must be an array, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             ))
         }
     };

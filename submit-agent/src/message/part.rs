@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use submit_core::Arguments;
+use submit_core::{Arguments, JsonType};
 
 use super::output::ToolOutput;
 
@@ -498,7 +498,7 @@ impl Part {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(Value::Object(m)),
             Some(other) => {
-                return Err(PartError::ResumeNotObject(json_type(&other)));
+                return Err(PartError::ResumeNotObject(JsonType::of(&other).as_str()));
             }
         };
         // A replaced input is a value; the text the model sent stays with the input it was.
@@ -534,11 +534,6 @@ pub enum PartError {
     /// The resume data is not a JSON object.
     #[error("resume data must be a JSON object (a struct or map), got {0}: wrap the value in a struct field")]
     ResumeNotObject(&'static str),
-}
-
-/// The JSON type name of a value, as error messages name it (the core's names).
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    submit_core::JsonType::of(value).as_str()
 }
 
 /// A metadata flag on a tool response: the tool failed and the output is its error.

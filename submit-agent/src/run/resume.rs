@@ -6,12 +6,12 @@ use std::sync::Arc;
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use submit_core::JsonType;
 
 use super::call::{pending_of, response_part, with_request, CallResult};
 use super::turn::{indexed_requests, Run};
 use crate::message::{
-    json_type, Interrupt, JsonObject, Message, Part, Restart, Role, ToolRequest, ToolResponse,
-    KEY_SOURCE,
+    Interrupt, JsonObject, Message, Part, Restart, Role, ToolRequest, ToolResponse, KEY_SOURCE,
 };
 use crate::model::FinishReason;
 use crate::run::Response;
@@ -266,7 +266,7 @@ impl Run<'_> {
             Some(other) => {
                 return Err(invalid(format!(
                     "resume data for tool {tool:?} must be a JSON object (a struct or map), got {}; a bare restart carries true or no payload",
-                    json_type(other)
+                    JsonType::of(other).as_str()
                 )))
             }
         };
