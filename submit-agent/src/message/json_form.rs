@@ -47,113 +47,19 @@ impl Part {
     fn to_json(&self) -> Value {
         let mut out = Map::new();
         let mut metadata = self.metadata.clone();
-        match &self.kind {
-            PartKind::Text(t) => {
-                out.insert("text".into(), Value::String(t.clone()));
-            }
-            PartKind::Reasoning(t) => {
-                out.insert("reasoning".into(), Value::String(t.clone()));
-            }
-            PartKind::Data(v) => {
-                out.insert("data".into(), v.clone());
-            }
-            PartKind::Custom(v) => {
-                out.insert("custom".into(), v.clone());
-            }
-            PartKind::Media(m) => {
-                let mut media = Map::new();
-                if let Some(ct) = &m.content_type {
-                    media.insert("contentType".into(), Value::String(ct.clone()));
-                }
-                let url = match &m.source {
-                    MediaSource::Url(u) => u.clone(),
-                    MediaSource::Inline(bytes) => format!(
-                        "data:{};base64,{}",
-                        m.content_type
-                            .as_deref()
-                            .unwrap_or("application/octet-stream"),
-                        base64_encode(bytes)
-                    ),
-                };
-                media.insert("url".into(), Value::String(url));
-                out.insert("media".into(), Value::Object(media));
-            }
+        let (key, body) = match &self.kind {
+            PartKind::Text(t) => ("text", Value::String(t.clone())),
+            PartKind::Reasoning(t) => ("reasoning", Value::String(t.clone())),
+            PartKind::Data(v) => ("data", v.clone()),
+            PartKind::Custom(v) => ("custom", v.clone()),
+            PartKind::Media(m) => ("media", media_to_json(m)),
             PartKind::ToolRequest(r) => {
-                let mut req = Map::new();
-                req.insert("name".into(), Value::String(r.name.clone()));
-                if let Some(reference) = &r.reference {
-                    req.insert("ref".into(), Value::String(reference.clone()));
-                }
-                req.insert("input".into(), r.input.clone());
-                if let Some(text) = &r.arguments_text {
-                    req.insert(KEY_ARGUMENTS_TEXT.into(), Value::String(text.clone()));
-                }
-                out.insert("toolRequest".into(), Value::Object(req));
-                let mut m = strip_state_keys(&metadata).unwrap_or_default();
-                if let Some(i) = &r.interrupt {
-                    let payload = i.data.clone().map_or(Value::Bool(true), Value::Object);
-                    let key = if i.resolved {
-                        KEY_RESOLVED
-                    } else {
-                        KEY_INTERRUPT
-                    };
-                    m.insert(key.into(), payload);
-                    if let Some(by) = &i.raised_by {
-                        m.insert(KEY_INTERRUPTED_BY.into(), Value::String(by.clone()));
-                    }
-                    if !i.released_by.is_empty() {
-                        m.insert(
-                            KEY_RELEASED_BY.into(),
-                            Value::Array(
-                                i.released_by.iter().cloned().map(Value::String).collect(),
-                            ),
-                        );
-                    }
-                }
-                if let Some(rs) = &r.restart {
-                    m.insert(
-                        KEY_RESUMED.into(),
-                        rs.resume.clone().unwrap_or(Value::Bool(true)),
-                    );
-                    if let Some(orig) = &rs.original_input {
-                        m.insert(KEY_REPLACED_INPUT.into(), orig.clone());
-                    }
-                }
-                if let Some(p) = &r.pending {
-                    m.insert(
-                        KEY_PENDING_OUTPUT.into(),
-                        p.output.clone().unwrap_or(Value::Null),
-                    );
-                    if !p.content.is_empty() {
-                        m.insert(
-                            KEY_PENDING_CONTENT.into(),
-                            Value::Array(p.content.iter().map(Part::to_json).collect()),
-                        );
-                    }
-                    if let Some(pm) = &p.metadata {
-                        m.insert(KEY_PENDING_METADATA.into(), Value::Object(pm.clone()));
-                    }
-                }
-                metadata = (!m.is_empty()).then_some(m);
+                metadata = with_request_state(r, &metadata);
+                ("toolRequest", request_to_json(r))
             }
-            PartKind::ToolResponse(r) => {
-                let mut resp = Map::new();
-                resp.insert("name".into(), Value::String(r.name.clone()));
-                if let Some(reference) = &r.reference {
-                    resp.insert("ref".into(), Value::String(reference.clone()));
-                }
-                if let Some(output) = &r.output {
-                    resp.insert("output".into(), output.clone());
-                }
-                if !r.content.is_empty() {
-                    resp.insert(
-                        "content".into(),
-                        Value::Array(r.content.iter().map(Part::to_json).collect()),
-                    );
-                }
-                out.insert("toolResponse".into(), Value::Object(resp));
-            }
-        }
+            PartKind::ToolResponse(r) => ("toolResponse", response_to_json(r)),
+        };
+        out.insert(key.into(), body);
         if let Some(m) = metadata {
             out.insert("metadata".into(), Value::Object(m));
         }
@@ -246,6 +152,108 @@ fn opt_string(obj: &mut JsonObject, key: &str, what: &str) -> Result<Option<Stri
             JsonType::of(&other).as_str()
         )),
     }
+}
+
+/// A media part's body: its content type and its URL (inline bytes as a `data:` URL).
+fn media_to_json(m: &Media) -> Value {
+    let mut media = Map::new();
+    if let Some(ct) = &m.content_type {
+        media.insert("contentType".into(), Value::String(ct.clone()));
+    }
+    let url = match &m.source {
+        MediaSource::Url(u) => u.clone(),
+        MediaSource::Inline(bytes) => format!(
+            "data:{};base64,{}",
+            m.content_type
+                .as_deref()
+                .unwrap_or("application/octet-stream"),
+            base64_encode(bytes)
+        ),
+    };
+    media.insert("url".into(), Value::String(url));
+    Value::Object(media)
+}
+
+/// A tool request's body: name, reference, input and the argument text as sent.
+fn request_to_json(r: &ToolRequest) -> Value {
+    let mut req = Map::new();
+    req.insert("name".into(), Value::String(r.name.clone()));
+    if let Some(reference) = &r.reference {
+        req.insert("ref".into(), Value::String(reference.clone()));
+    }
+    req.insert("input".into(), r.input.clone());
+    if let Some(text) = &r.arguments_text {
+        req.insert(KEY_ARGUMENTS_TEXT.into(), Value::String(text.clone()));
+    }
+    Value::Object(req)
+}
+
+/// A tool request part's metadata with the request's typed state (interrupt, restart,
+/// pending output) folded in under the state keys, which replace any the metadata held.
+fn with_request_state(r: &ToolRequest, metadata: &Option<JsonObject>) -> Option<JsonObject> {
+    let mut m = strip_state_keys(metadata).unwrap_or_default();
+    if let Some(i) = &r.interrupt {
+        let payload = i.data.clone().map_or(Value::Bool(true), Value::Object);
+        let key = if i.resolved {
+            KEY_RESOLVED
+        } else {
+            KEY_INTERRUPT
+        };
+        m.insert(key.into(), payload);
+        if let Some(by) = &i.raised_by {
+            m.insert(KEY_INTERRUPTED_BY.into(), Value::String(by.clone()));
+        }
+        if !i.released_by.is_empty() {
+            m.insert(
+                KEY_RELEASED_BY.into(),
+                Value::Array(i.released_by.iter().cloned().map(Value::String).collect()),
+            );
+        }
+    }
+    if let Some(rs) = &r.restart {
+        m.insert(
+            KEY_RESUMED.into(),
+            rs.resume.clone().unwrap_or(Value::Bool(true)),
+        );
+        if let Some(orig) = &rs.original_input {
+            m.insert(KEY_REPLACED_INPUT.into(), orig.clone());
+        }
+    }
+    if let Some(p) = &r.pending {
+        m.insert(
+            KEY_PENDING_OUTPUT.into(),
+            p.output.clone().unwrap_or(Value::Null),
+        );
+        if !p.content.is_empty() {
+            m.insert(
+                KEY_PENDING_CONTENT.into(),
+                Value::Array(p.content.iter().map(Part::to_json).collect()),
+            );
+        }
+        if let Some(pm) = &p.metadata {
+            m.insert(KEY_PENDING_METADATA.into(), Value::Object(pm.clone()));
+        }
+    }
+    (!m.is_empty()).then_some(m)
+}
+
+/// A tool response's body: name, reference, output and content parts.
+fn response_to_json(r: &ToolResponse) -> Value {
+    let mut resp = Map::new();
+    resp.insert("name".into(), Value::String(r.name.clone()));
+    if let Some(reference) = &r.reference {
+        resp.insert("ref".into(), Value::String(reference.clone()));
+    }
+    if let Some(output) = &r.output {
+        resp.insert("output".into(), output.clone());
+    }
+    if !r.content.is_empty() {
+        resp.insert(
+            "content".into(),
+            Value::Array(r.content.iter().map(Part::to_json).collect()),
+        );
+    }
+    Value::Object(resp)
 }
 
 fn media_from_json(value: Value) -> Result<Media, String> {
