@@ -569,7 +569,7 @@ where
 mod tests {
     use super::*;
 
-    /// A result as it arrives on the wire. The blocks follow the content shapes of the MCP
+    /// A result as it arrives on the wire. The blocks follow the content types of the MCP
     /// specification's tool results; written by hand, as no recording of them is kept here.
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).unwrap()

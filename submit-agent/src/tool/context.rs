@@ -242,7 +242,7 @@ impl ToolContext {
         answers.then_some(delivery)
     }
 
-    /// In the stage a restart answers: the resume data decoded by its JSON shape. A bare
+    /// In the stage a restart answers: the resume data decoded into `T` (serde). A bare
     /// restart reads as an empty object. Otherwise `None` (also when the data does not decode).
     pub fn resume_data<T: DeserializeOwned>(&self) -> Option<T> {
         let delivery = self.answered_delivery()?;
@@ -255,7 +255,7 @@ impl ToolContext {
     }
 
     /// In the stage a restart answers, when the restart replaced the input: the input before
-    /// replacement, decoded by JSON shape. Otherwise `None`.
+    /// replacement, decoded into `T` (serde). Otherwise `None`.
     pub fn original_input<T: DeserializeOwned>(&self) -> Option<T> {
         let original = self.answered_delivery()?.original_input.clone()?;
         serde_json::from_value(original).ok()

@@ -333,7 +333,7 @@ where
     Res: DeserializeOwned + JsonSchema + Send + 'static,
 {
     /// A resumable tool: `resume` is `None` on a fresh call and `Some` on a restart answering
-    /// the tool (the type's default-shaped value for a bare restart when it decodes from `{}`).
+    /// the tool (for a bare restart, the value `{}` decodes into, when it does).
     /// Fails when `Res` does not describe a JSON object.
     pub fn resumable<F, Fut>(
         name: impl Into<String>,
@@ -458,7 +458,7 @@ pub struct TypedInterrupt<In, Out, Res> {
 }
 
 impl<In, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res> {
-    /// The interrupt data decoded by JSON shape; `None` for a bare interrupt or a mismatch.
+    /// The interrupt data decoded into `T` (serde); `None` for a bare interrupt or a mismatch.
     pub fn data<T: DeserializeOwned>(&self) -> Option<T> {
         interrupt_as(&self.part)
     }
@@ -524,7 +524,7 @@ impl<In: Serialize, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res>
     }
 }
 
-/// The data of an unresolved interrupt, decoded by JSON shape into `T`.
+/// The data of an unresolved interrupt, decoded into `T` (serde).
 pub fn interrupt_as<T: DeserializeOwned>(part: &Part) -> Option<T> {
     let interrupt = part.as_tool_request()?.interrupt.as_ref()?;
     if interrupt.resolved {
