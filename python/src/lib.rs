@@ -19,8 +19,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::Value;
 use submit_core::{
-    BuildError as CoreBuildError, Incoming, Metadata, MetadataErrors, Options, Outcome, Provider,
-    Recovery, StopReason, SubmitTool as CoreTool,
+    Arguments, BuildError as CoreBuildError, Incoming, Metadata, MetadataErrors, Options, Outcome,
+    Provider, Recovery, StopReason, SubmitTool as CoreTool,
 };
 
 create_exception!(
@@ -744,6 +744,56 @@ impl SubmitTool {
         outcome.map(|outcome| self.outcome(py, outcome)).transpose()
     }
 
+    /// Handles a call's arguments alone, as an agent framework hands them over.
+    ///
+    /// >>> from submit_result import SubmitTool
+    /// >>> tool = SubmitTool({"type": "object", "properties": {"answer": {"type": "string"}}})
+    /// >>> tool.handle_arguments('{"reasoning": "r", "result": "{\\"answer\\": \\"42\\"}"}')
+    /// Accepted(response={'answer': '42'}, recovery='stringified', recoveries=['stringified'])
+    /// >>> tool.handle_arguments({"reasoning": "r", "result": {"answer": "42"}},
+    /// ...                       finish_reason="MAX_TOKENS").cause
+    /// 'truncated_call'
+    ///
+    /// For LangChain's `tool_calls`, the OpenAI Agents SDK's argument string, ADK's `args`: no
+    /// provider's envelope around them. A `str` is the argument text the model wrote, read by
+    /// the parser as written (so a member given twice is seen); a dict (or any other JSON
+    /// data) is the arguments object as the framework decoded it; `None` is no arguments at
+    /// all, read as `{}`. `name` is the name the call was made under, where it is known: a call
+    /// named `multi_tool_use.parallel` is read as that wrapper (its one entry naming this tool
+    /// handled as that call; `None` returned when no entry names it); any other name is this
+    /// tool's call. `finish_reason` is how the turn ended, in any provider's spelling
+    /// (`max_tokens`, `length`, `max_output_tokens`, `MAX_TOKENS`, …): a call cut off at the
+    /// output-token limit is never accepted. Arguments that are no JSON data (a float that is
+    /// not finite, a value of another type) are the caller's mistake: `ValueError` or
+    /// `TypeError`.
+    #[pyo3(signature = (arguments, *, name=None, finish_reason=None))]
+    fn handle_arguments(
+        &self,
+        py: Python<'_>,
+        arguments: &Bound<'_, PyAny>,
+        name: Option<&str>,
+        finish_reason: Option<&str>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let end = finish_reason.map_or(StopReason::Complete, StopReason::of_any_provider);
+        let judge = |arguments: Arguments<'_>| {
+            py.detach(|| {
+                self.tool
+                    .receive(Incoming::arguments(name, arguments).stop(end))
+            })
+        };
+        let outcome = if let Ok(text) = arguments.cast::<PyString>() {
+            judge(Arguments::Text(&text.to_cow()?))
+        } else if arguments.is_none() {
+            judge(Arguments::Missing)
+        } else {
+            judge(Arguments::Value(&to_json(arguments, "arguments")?))
+        };
+        // Arguments alone are never out of a provider's shape; the door's error is kept all
+        // the same, as a caller's mistake.
+        let outcome = outcome.map_err(|shape| PyValueError::new_err(shape.to_string()))?;
+        outcome.map(|outcome| self.outcome(py, outcome)).transpose()
+    }
+
     /// Handles a column of calls in one pass, without holding the interpreter's lock: `calls`
     /// is an Arrow array or chunked array of strings (pyarrow's, or any library's that exports
     /// the Arrow PyCapsule interface, `__arrow_c_array__` or `__arrow_c_stream__`), each the
@@ -859,19 +909,11 @@ impl SubmitTool {
         finish_reason: Option<&str>,
         provider: Option<&str>,
     ) -> PyResult<Option<Py<PyAny>>> {
-        let providers = match provider {
-            Some(name) => vec![self::provider(name)?],
-            None => Provider::ALL.to_vec(),
-        };
-        let end = match finish_reason {
-            Some(reason)
-                if providers
-                    .iter()
-                    .any(|p| p.stop_reason(reason) == StopReason::OutputLimit) =>
-            {
-                StopReason::OutputLimit
-            }
-            _ => StopReason::Complete,
+        let provider = provider.map(self::provider).transpose()?;
+        let end = match (finish_reason, provider) {
+            (None, _) => StopReason::Complete,
+            (Some(reason), Some(provider)) => provider.stop_reason(reason),
+            (Some(reason), None) => StopReason::of_any_provider(reason),
         };
         let outcome = py.detach(|| self.tool.handle_text(text, end));
         outcome.map(|outcome| self.outcome(py, outcome)).transpose()
