@@ -2,11 +2,17 @@
 // the payload member, timed side by side in one process (alternating rounds, the best of each),
 // with the same call and schema as the Python package's benches/handle_speed.py.
 //
-//     npm run build && node benches/handle_speed.mjs [--size BYTES]
+//     npm run build && node benches/handle_speed.mjs [--size BYTES] [--against DIST]
+//
+// `--against` loads another build of the package (its dist/ folder, e.g. of an earlier commit
+// built in another checkout) into the same process and times its `handle` beside this one's.
 //
 // Prints each time and its ratio to the baseline (the goal is at most 1.5x), with handle's
 // parts timed beside it, and handle of the same call written whole as JSON (as every call was
 // before the OpenAI argument text went to the module apart).
+
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { SubmitTool } from "submit-result";
 // The package's own module (the same instance the package loaded), to time its parts.
@@ -107,7 +113,17 @@ const writeEnvelope = () => {
 const readBack = () => {
   sink = JSON.parse(answer);
 };
-const [handle, parse, before, env, alone, read] = sideBySide([ours, baseline, whole, writeEnvelope, inModule, readBack]);
+const againstAt = process.argv.indexOf("--against");
+const timed = [ours, baseline, whole, writeEnvelope, inModule, readBack];
+if (againstAt > 0) {
+  const dist = pathToFileURL(`${resolve(process.argv[againstAt + 1])}/`);
+  const { SubmitTool: Other } = await import(new URL("node.js", dist).href);
+  const other = new Other(SCHEMA);
+  timed.push(() => {
+    sink = other.handle("openai-chat", call).response;
+  });
+}
+const [handle, parse, before, env, alone, read, against] = sideBySide(timed);
 release(...passed);
 module.sr_tool_free(toolPointer);
 const us = (seconds) => `${(seconds * 1e6).toFixed(1).padStart(6)} µs`;
@@ -120,4 +136,5 @@ console.log(`of handle: the envelope's JSON   ${us(env)}  ${x(env)}`);
 console.log(`           the module alone      ${us(alone)}  ${x(alone)}`);
 console.log(`           JSON.parse(answer)    ${us(read)}  ${x(read)}`);
 console.log(`           the rest (glue)       ${us(handle - env - alone - read)}`);
+if (against !== undefined) console.log(`handle of the --against build:   ${us(against)}  ${x(against)}`);
 void sink;
