@@ -114,7 +114,12 @@ const readBack = () => {
   sink = JSON.parse(answer);
 };
 const againstAt = process.argv.indexOf("--against");
-const timed = [ours, baseline, whole, writeEnvelope, inModule, readBack];
+// Passing the argument text alone: the module's memory taken, the text written with
+// `encodeInto`, the memory freed.
+const passText = () => {
+  release(pass(text));
+};
+const timed = [ours, baseline, whole, writeEnvelope, inModule, readBack, passText];
 if (againstAt > 0) {
   const dist = pathToFileURL(`${resolve(process.argv[againstAt + 1])}/`);
   const { SubmitTool: Other } = await import(new URL("node.js", dist).href);
@@ -123,7 +128,7 @@ if (againstAt > 0) {
     sink = other.handle("openai-chat", call).response;
   });
 }
-const [handle, parse, before, env, alone, read, against] = sideBySide(timed);
+const [handle, parse, before, env, alone, read, passing, against] = sideBySide(timed);
 release(...passed);
 module.sr_tool_free(toolPointer);
 const us = (seconds) => `${(seconds * 1e6).toFixed(1).padStart(6)} µs`;
@@ -136,5 +141,6 @@ console.log(`of handle: the envelope's JSON   ${us(env)}  ${x(env)}`);
 console.log(`           the module alone      ${us(alone)}  ${x(alone)}`);
 console.log(`           JSON.parse(answer)    ${us(read)}  ${x(read)}`);
 console.log(`           the rest (glue)       ${us(handle - env - alone - read)}`);
+console.log(`           of it, the text passed ${us(passing)}`);
 if (against !== undefined) console.log(`handle of the --against build:   ${us(against)}  ${x(against)}`);
 void sink;
