@@ -13,23 +13,7 @@
 //!
 //! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
 //! exit with status 2 and one line on standard error. A rejected submit is a result: exit 0.
-//!
-//! # Modules
-//!
-//! - `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
-//! - `args`: the command line, and the submit tool its options build.
-//! - `error`: why a command failed, as the one line it prints.
-//! - `output` and `shapes`: the outcome JSON of `parse` and `triage --out`, and the
-//!   bounded view of what followed a declined payload.
-//! - `triage`: many calls from a file, streamed and summarized: counts, the table and the
-//!   JSON report, the HTML page, where the calls are in a batch entry, response or
-//!   conversation, and the bounded line reader that drives them.
-//! - `mcp` (feature `mcp`, on by default): the submit tool served over MCP: a `tools/call`'s
-//!   argument text cut from the message's bytes for the parser, the errors the server writes
-//!   itself, standard input and output as a transport that answers every line,
-//!   the listed `inputSchema`, the token and the allowed origins, the capped connections, the
-//!   checks every HTTP request passes, the listener and its limits, and the `--validate`
-//!   command.
+//! `submit-result <command> --help` describes each command and its options.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
