@@ -99,26 +99,28 @@ fn typed(name: &str, required: bool, types: Types) -> Property {
 
 /// Arguments a unit test hands to a step: a value, or argument text.
 pub(crate) trait TestArguments<'a> {
-    fn arguments(self) -> super::Arguments<'a>;
+    fn arguments(self) -> crate::parse::Arguments<'a>;
 }
 
 impl<'a> TestArguments<'a> for &'a Value {
-    fn arguments(self) -> super::Arguments<'a> {
-        super::Arguments::Value(self)
+    fn arguments(self) -> crate::parse::Arguments<'a> {
+        crate::parse::Arguments::Value(self)
     }
 }
 
 impl<'a> TestArguments<'a> for &'a str {
-    fn arguments(self) -> super::Arguments<'a> {
-        super::Arguments::Text(self)
+    fn arguments(self) -> crate::parse::Arguments<'a> {
+        crate::parse::Arguments::Text(self)
     }
 }
 
 /// The arguments object step *The arguments as a whole* reads out of `arguments` (which must be
 /// one), every member as written.
-pub(crate) fn object_of<'a>(arguments: impl TestArguments<'a>) -> super::arguments::Object<'a> {
-    match super::arguments::read::<serde::de::IgnoredAny>(arguments.arguments(), None) {
-        Ok(super::arguments::AsWhole::Object(read)) => read.object,
+pub(crate) fn object_of<'a>(
+    arguments: impl TestArguments<'a>,
+) -> crate::parse::arguments::Object<'a> {
+    match crate::parse::arguments::read::<serde::de::IgnoredAny>(arguments.arguments(), None) {
+        Ok(crate::parse::arguments::AsWhole::Object(read)) => read.object,
         _ => panic!("the test arguments are one JSON object"),
     }
 }

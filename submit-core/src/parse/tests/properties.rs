@@ -558,10 +558,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::test_runner::{Config, TestRunner};
 
-use super::arguments::{read_in_place, InPlace, PayloadRead};
-use super::{Arguments, Parser};
 use crate::error::SubmitError;
 use crate::outcome::Accepted;
+use crate::parse::arguments::{read_in_place, InPlace, PayloadRead};
+use crate::parse::{Arguments, Parser};
 
 /// A clean call's argument text.
 fn clean_text() -> impl Strategy<Value = String> {

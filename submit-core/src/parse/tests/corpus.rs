@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 
 use serde::de::DeserializeOwned;
 
-use super::parallel::PARALLEL_WRAPPER;
 use super::testing::TestTool;
-use super::Arguments;
 use crate::options::Options;
+use crate::parse::parallel::PARALLEL_WRAPPER;
+use crate::parse::Arguments;
 use crate::provider::Provider;
 use crate::receive::Incoming;
 use crate::stop::StopReason;
