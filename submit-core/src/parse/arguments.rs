@@ -36,6 +36,27 @@ pub enum Arguments<'a> {
     Missing,
 }
 
+impl<'a> From<&'a Value> for Arguments<'a> {
+    /// Arguments that arrived as a JSON value.
+    fn from(value: &'a Value) -> Self {
+        Arguments::Value(value)
+    }
+}
+
+impl<'a> From<&'a str> for Arguments<'a> {
+    /// Arguments that arrived as JSON text.
+    fn from(text: &'a str) -> Self {
+        Arguments::Text(text)
+    }
+}
+
+impl<'a> From<&'a String> for Arguments<'a> {
+    /// Arguments that arrived as JSON text.
+    fn from(text: &'a String) -> Self {
+        Arguments::Text(text)
+    }
+}
+
 /// The arguments object after step *The arguments as a whole*.
 #[derive(Debug)]
 pub(crate) enum Object<'a> {

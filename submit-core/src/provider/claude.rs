@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -55,6 +56,24 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, object, "name")?),
         arguments: envelope::value_arguments(object, "input"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A `tool_use` block calling `name` with `arguments`: `input` holds a value as it is and
+/// argument text as a JSON string; missing arguments leave `input` out, no id leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let mut block = serde_json::json!({"type": "tool_use"});
+    if let Some(id) = id {
+        block["id"] = Value::from(id);
+    }
+    block["name"] = Value::from(name);
+    if let Some(input) = super::value_of(arguments) {
+        block["input"] = input;
+    }
+    block
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -66,6 +67,24 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, function_call, "name")?),
         arguments: envelope::value_arguments(function_call, "args"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A `functionCall` part calling `name` with `arguments`: `args` holds a value as it is and
+/// argument text as a JSON string; missing arguments leave `args` out, no id leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let mut function_call = serde_json::json!({});
+    if let Some(id) = id {
+        function_call["id"] = Value::from(id);
+    }
+    function_call["name"] = Value::from(name);
+    if let Some(args) = super::value_of(arguments) {
+        function_call["args"] = args;
+    }
+    serde_json::json!({ "functionCall": function_call })
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -70,6 +71,27 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, function, "name")?),
         arguments: envelope::text_arguments(function, "arguments"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A Chat Completions tool call calling `name` with `arguments`: `function.arguments` holds
+/// argument text as it is and a value as its JSON text; missing arguments leave it out, no id
+/// leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let mut function = serde_json::json!({ "name": name });
+    if let Some(text) = super::text_of(arguments) {
+        function["arguments"] = text;
+    }
+    let mut call = serde_json::json!({});
+    if let Some(id) = id {
+        call["id"] = Value::from(id);
+    }
+    call["type"] = Value::from("function");
+    call["function"] = function;
+    call
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -62,6 +63,25 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, object, "name")?),
         arguments: envelope::text_arguments(object, "arguments"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A Responses `function_call` item calling `name` with `arguments`: `arguments` holds argument
+/// text as it is and a value as its JSON text; missing arguments leave it out, no id leaves
+/// `call_id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let mut item = serde_json::json!({"type": "function_call"});
+    if let Some(id) = id {
+        item["call_id"] = Value::from(id);
+    }
+    item["name"] = Value::from(name);
+    if let Some(text) = super::text_of(arguments) {
+        item["arguments"] = text;
+    }
+    item
 }
 
 #[cfg(test)]

@@ -17,8 +17,6 @@ use crate::stop::StopReason;
 use crate::tool::SubmitTool;
 use crate::trace::Trace;
 
-const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
-
 #[derive(Debug, Deserialize, Serialize)]
 struct Sample {
     summary: String,
@@ -56,42 +54,28 @@ fn build_tool(options: Options) -> SubmitTool<Sample> {
 // none), `tool_result`, `class`, `cause`, `error` (the exact message the model reads),
 // `error_contains`, `trace` (the exact trace text), `trace_contains`, `trace_lacks`.
 
-/// The native call of `provider` carrying `arguments`.
-fn corpus_call(provider: Provider, arguments: &Value) -> Value {
-    let text = arguments.to_string();
-    match provider {
-        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": "submit_result",
-                                   "input": arguments}),
-        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
-        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
-                                       "function": {"name": "submit_result", "arguments": text}}),
-        Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "call_01",
-                                            "name": "submit_result", "arguments": text}),
-    }
-}
-
-/// The native call of an OpenAI provider carrying argument text as sent.
-fn corpus_text_call(provider: Provider, text: &str) -> Value {
-    match provider {
-        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
-                                       "function": {"name": "submit_result", "arguments": text}}),
-        _ => json!({"type": "function_call", "call_id": "call_01", "name": "submit_result",
-                    "arguments": text}),
-    }
-}
-
 /// Every (provider, call) a vector runs as.
 fn corpus_cases(vector: &Value) -> Vec<(Provider, Value)> {
     if let Some(arguments) = vector.get("arguments") {
         return Provider::ALL
             .into_iter()
-            .map(|provider| (provider, corpus_call(provider, arguments)))
+            .map(|provider| {
+                (
+                    provider,
+                    provider.call("submit_result", Some("call_01"), arguments),
+                )
+            })
             .collect();
     }
     if let Some(text) = vector.get("arguments_text").and_then(Value::as_str) {
         return [Provider::OpenAiChat, Provider::OpenAiResponses]
             .into_iter()
-            .map(|provider| (provider, corpus_text_call(provider, text)))
+            .map(|provider| {
+                (
+                    provider,
+                    provider.call("submit_result", Some("call_01"), text),
+                )
+            })
             .collect();
     }
     let call = vector
@@ -307,66 +291,50 @@ fn corpus_check_found(
 
 /// Runs every vector of the corpus; returns how many ran, panics listing every mismatch.
 fn run_corpus() -> usize {
-    let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
-        .expect("the corpus directory")
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
-    let mut count = 0;
-    let mut names = std::collections::HashSet::new();
+    let vectors = submit_test_kit::corpus::vectors().unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    for file in &files {
-        let vectors: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        for vector in &vectors {
-            count += 1;
-            let name = vector["name"].as_str().expect("a vector has a name");
-            assert!(
-                names.insert(name.to_owned()),
-                "duplicate vector name {name}"
-            );
-            let options = vector.get("options").cloned().unwrap_or_else(|| json!({}));
-            let success = options["success"]
-                .as_str()
-                .unwrap_or("Result submitted successfully.");
-            let tool = corpus_tool(&options);
-            let payload = options["payload"].as_str().unwrap_or("analysis");
-            if vector.get("text").is_some() || vector.get("wrapper").is_some() {
-                let wrong = corpus_check_found(&tool, vector, success, payload);
-                if !wrong.is_empty() {
-                    failures.push(format!("{name}:\n    {}", wrong.join("\n    ")));
-                }
-                continue;
+    for vector in &vectors {
+        let name = vector["name"].as_str().expect("a vector has a name");
+        let options = vector.get("options").cloned().unwrap_or_else(|| json!({}));
+        let success = options["success"]
+            .as_str()
+            .unwrap_or("Result submitted successfully.");
+        let tool = corpus_tool(&options);
+        let payload = options["payload"].as_str().unwrap_or("analysis");
+        if vector.get("text").is_some() || vector.get("wrapper").is_some() {
+            let wrong = corpus_check_found(&tool, vector, success, payload);
+            if !wrong.is_empty() {
+                failures.push(format!("{name}:\n    {}", wrong.join("\n    ")));
             }
-            for (provider, call) in corpus_cases(vector) {
-                let mut trace = Trace::new();
-                let outcome = match &tool {
-                    CorpusTool::Typed(tool) => {
-                        serde_json::to_value(traced(tool, provider, &call, &mut trace))
-                    }
-                    CorpusTool::Schema(tool) => {
-                        serde_json::to_value(traced(tool, provider, &call, &mut trace))
-                    }
+            continue;
+        }
+        for (provider, call) in corpus_cases(vector) {
+            let mut trace = Trace::new();
+            let outcome = match &tool {
+                CorpusTool::Typed(tool) => {
+                    serde_json::to_value(traced(tool, provider, &call, &mut trace))
                 }
-                .unwrap();
-                let mut wrong = corpus_check(&outcome, &vector["expected"], success, payload);
-                let records = trace.calls();
-                let rejected = outcome["accepted"] == json!(false);
-                if records.len() != usize::from(rejected)
-                    || records.iter().any(|record| {
-                        !record.recoverable
-                            || record.error.as_deref() != outcome["trace_error"].as_str()
-                    })
-                {
-                    wrong.push(format!("trace records: {records:?}"));
+                CorpusTool::Schema(tool) => {
+                    serde_json::to_value(traced(tool, provider, &call, &mut trace))
                 }
-                if !wrong.is_empty() {
-                    failures.push(format!(
-                        "{name} [{provider}]:\n    {}",
-                        wrong.join("\n    ")
-                    ));
-                }
+            }
+            .unwrap();
+            let mut wrong = corpus_check(&outcome, &vector["expected"], success, payload);
+            let records = trace.calls();
+            let rejected = outcome["accepted"] == json!(false);
+            if records.len() != usize::from(rejected)
+                || records.iter().any(|record| {
+                    !record.recoverable
+                        || record.error.as_deref() != outcome["trace_error"].as_str()
+                })
+            {
+                wrong.push(format!("trace records: {records:?}"));
+            }
+            if !wrong.is_empty() {
+                failures.push(format!(
+                    "{name} [{provider}]:\n    {}",
+                    wrong.join("\n    ")
+                ));
             }
         }
     }
@@ -376,7 +344,7 @@ fn run_corpus() -> usize {
         failures.len(),
         failures.join("\n")
     );
-    count
+    vectors.len()
 }
 
 #[test]

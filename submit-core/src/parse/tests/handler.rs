@@ -23,18 +23,11 @@ fn tool() -> SubmitTool<Sample> {
     TestTool::new("analysis").build()
 }
 
-/// Wraps arguments in `provider`'s call shape.
+/// A call of `submit_result` in `provider`'s shape carrying `arguments`, with an id where the
+/// provider's answers carry one.
 pub(crate) fn call(provider: Provider, arguments: &Value) -> Value {
-    match provider {
-        Provider::Claude => {
-            json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": arguments})
-        }
-        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
-        Provider::OpenAiChat => json!({"id": "call_1", "type": "function",
-            "function": {"name": "submit_result", "arguments": arguments.to_string()}}),
-        Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "call_1",
-            "name": "submit_result", "arguments": arguments.to_string()}),
-    }
+    let id = (provider != Provider::Gemini).then_some("call_1");
+    provider.call("submit_result", id, arguments)
 }
 
 fn all<R: serde::de::DeserializeOwned>(tool: &SubmitTool<R>, arguments: &Value) -> Vec<Outcome<R>> {
@@ -444,7 +437,7 @@ fn trace_records_one_recoverable_record_per_rejection() {
         .iter()
         .map(|record| record.id.as_deref())
         .collect();
-    assert_eq!(ids, [Some("toolu_1"), None, Some("call_1"), Some("call_1")]);
+    assert_eq!(ids, [Some("call_1"), None, Some("call_1"), Some("call_1")]);
     for record in trace.calls() {
         assert!(record.recoverable);
         assert_eq!(record.tool, "submit_result");

@@ -107,28 +107,12 @@ fn trim_end_space(text: &str) -> &str {
 /// The outcome of `arguments` in every provider's call shape.
 fn outcomes(arguments: &Value) -> Vec<(Provider, Outcome<Value>)> {
     let tool = value_tool();
-    let text = arguments.to_string();
-    let calls = [
-        (
-            Provider::Claude,
-            json!({"type": "tool_use", "id": "t", "name": "s", "input": arguments}),
-        ),
-        (
-            Provider::Gemini,
-            json!({"functionCall": {"name": "s", "args": arguments}}),
-        ),
-        (
-            Provider::OpenAiChat,
-            json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
-        ),
-        (
-            Provider::OpenAiResponses,
-            json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
-        ),
-    ];
-    calls
+    Provider::ALL
         .into_iter()
-        .map(|(provider, call)| (provider, tool.handle(provider, &call)))
+        .map(|provider| {
+            let call = provider.call("s", Some("c"), arguments);
+            (provider, tool.handle(provider, &call))
+        })
         .collect()
 }
 
@@ -304,37 +288,18 @@ proptest! {
 /// The outcome of argument text in both OpenAI shapes, and of the same text as a string
 /// `input`/`args` (read as argument text, recorded `stringified_arguments`).
 fn text_outcomes(tool: &SubmitTool<Value>, text: &str) -> Vec<(Provider, bool, Outcome<Value>)> {
-    vec![
-        (
-            Provider::OpenAiChat,
-            false,
-            tool.handle(
-                Provider::OpenAiChat,
-                &json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
-            ),
-        ),
-        (
-            Provider::OpenAiResponses,
-            false,
-            tool.handle(
-                Provider::OpenAiResponses,
-                &json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
-            ),
-        ),
-        (
-            Provider::Claude,
-            true,
-            tool.handle(
-                Provider::Claude,
-                &json!({"type": "tool_use", "id": "t", "name": "s", "input": text}),
-            ),
-        ),
-        (
-            Provider::Gemini,
-            true,
-            tool.handle(Provider::Gemini, &json!({"functionCall": {"name": "s", "args": text}})),
-        ),
+    [
+        (Provider::OpenAiChat, false),
+        (Provider::OpenAiResponses, false),
+        (Provider::Claude, true),
+        (Provider::Gemini, true),
     ]
+    .into_iter()
+    .map(|(provider, stringified)| {
+        let call = provider.call("s", Some("c"), text);
+        (provider, stringified, tool.handle(provider, &call))
+    })
+    .collect()
 }
 
 /// The kinds an accepted outcome recorded.
@@ -518,13 +483,7 @@ proptest! {
         }
         let tool = flat_tool();
         for (provider, outcome) in Provider::ALL.into_iter().map(|provider| {
-            let text = arguments.to_string();
-            let call = match provider {
-                Provider::Claude => json!({"type": "tool_use", "id": "t", "name": "s", "input": arguments}),
-                Provider::Gemini => json!({"functionCall": {"name": "s", "args": arguments}}),
-                Provider::OpenAiChat => json!({"id": "c", "type": "function", "function": {"name": "s", "arguments": text}}),
-                Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "c", "name": "s", "arguments": text}),
-            };
+            let call = provider.call("s", Some("c"), &arguments);
             (provider, tool.handle(provider, &call))
         }) {
             let Outcome::Accepted(accepted) = &outcome else {

@@ -28,11 +28,8 @@ fn handled(
     provider: Provider,
     arguments: &Value,
 ) -> Result<Accepted<Value>, SubmitError> {
-    let call = match (provider, arguments) {
-        (Provider::OpenAiChat, Value::String(text)) => json!({"id": "c", "type": "function",
-            "function": {"name": "submit_result", "arguments": text}}),
-        (Provider::OpenAiResponses, Value::String(text)) => json!({"type": "function_call",
-            "call_id": "c", "name": "submit_result", "arguments": text}),
+    let call = match arguments {
+        Value::String(text) => provider.call("submit_result", Some("c"), text),
         _ => call(provider, arguments),
     };
     tool.handle(provider, &call)

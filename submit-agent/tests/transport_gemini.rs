@@ -7,10 +7,10 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Gemini, TransportError, TransportErrorKind};
+use submit_agent::transport::{Gemini, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use submit_result::agent::{model::ModelError, run::RunErrorKind};
+use submit_agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 const PART_KINDS: [&str; 5] = [
@@ -199,7 +199,7 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(err.provider(), submit_result::Provider::Gemini);
+    assert_eq!(err.provider(), submit_core::Provider::Gemini);
     assert_eq!(
         *err.kind(),
         TransportErrorKind::Api {
@@ -219,7 +219,7 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
-    assert_eq!(typed.provider(), submit_result::Provider::Gemini);
+    assert_eq!(typed.provider(), submit_core::Provider::Gemini);
     assert_eq!(
         *typed.kind(),
         TransportErrorKind::Api {
@@ -251,12 +251,12 @@ fn malformed_sse_stream_is_rejected_with_a_clear_error() {
 #[test]
 fn forced_tool_choice_is_mode_any_with_the_allowed_name() {
     let mut r = request();
-    r.tools = vec![submit_result::agent::tool::ToolDefinition::new(
+    r.tools = vec![submit_agent::tool::ToolDefinition::new(
         "submit_result",
         "Submit.",
         json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
     )];
-    r.tool_choice = submit_result::agent::model::ToolChoice::Tool("submit_result".into());
+    r.tool_choice = submit_agent::model::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
     assert_eq!(
         body["toolConfig"],
@@ -282,7 +282,7 @@ fn wire_snapshots_of_the_agent_run() {
 #[test]
 fn submit_tool_definition_reaches_the_wire_exactly() {
     CASE.submit_definition_on_the_wire(
-        submit_result::Provider::Gemini,
+        submit_core::Provider::Gemini,
         |b| {
             b["tools"][0]["functionDeclarations"]
                 .as_array()

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use submit_result::agent::{
+use submit_agent::{
     message::{Chunk, Message, Part},
     model::{FinishReason, Model, ModelError, ModelRequest, ModelResponse, ModelStream, Usage},
     run::Agent,
@@ -297,7 +297,7 @@ fn arguments(text: &str) -> Value {
 }
 
 /// A decoded call's arguments as they arrived: its text when it came as text, else its value.
-fn as_arrived(call: &submit_result::agent::message::ToolRequest) -> Value {
+fn as_arrived(call: &submit_agent::message::ToolRequest) -> Value {
     call.arguments_text
         .clone()
         .map_or_else(|| call.input.clone(), Value::String)

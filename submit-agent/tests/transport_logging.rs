@@ -9,7 +9,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use submit_result::agent::transport::{Claude, Retry};
+use submit_agent::transport::{Claude, Retry};
 
 use server::{Recorded, Reply, Server};
 

@@ -17,15 +17,15 @@
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
-use submit_result::agent::{
+use submit_agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
+use submit_agent::{
     executor::{Execution, Executor, GateStatus},
     message::{Message, Part, Role},
     model::{ModelResponse, ScriptedModel},
     run::Agent,
     tool::{Tool, ToolContext, ToolError},
 };
-use submit_result::{Options, Provider, SubmitTool, TextFormat};
+use submit_core::{Options, Provider, SubmitTool, TextFormat};
 
 #[derive(Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Summary {

@@ -5,7 +5,7 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use submit_result::agent::{
+use submit_agent::{
     executor::{
         validator_fn, BoxError, Committed, Execution, Executor, ExecutorError, Finding, GateStatus,
     },
@@ -14,7 +14,8 @@ use submit_result::agent::{
     run::{Agent, RunErrorKind},
     tool::{Tool, ToolContext, ToolError},
 };
-use submit_result::{Options, RecoveryKind, SubmitResult, SubmitTool};
+use submit_core::{Options, RecoveryKind, SubmitTool};
+use submit_result::SubmitResult;
 
 /// The final answer of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, SubmitResult)]
@@ -243,8 +244,8 @@ fn real_tool_builtin_schema_validator_rejects_maybe_then_commits_yes() {
 
 #[test]
 fn submit_tool_definition_carries_each_providers_exact_definition() {
-    use submit_result::agent::{executor::TerminalTool, tool::ToolDefinition};
-    use submit_result::Provider;
+    use submit_agent::{executor::TerminalTool, tool::ToolDefinition};
+    use submit_core::Provider;
 
     let tool = tool();
     let model = ScriptedModel::new().then_message(vec![submit("r", "x")]);

@@ -5,7 +5,7 @@
 //! The server's tools and answers are written here: they are the cases the loop must handle
 //! (text, an image, an embedded resource, `isError`, a crash, a hang), not recordings.
 
-#[path = "../examples/mcp.rs"]
+#[path = "../../examples/mcp.rs"]
 #[allow(dead_code, reason = "only the example's `run` is tested")]
 mod example;
 
@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
-use submit_result::agent::mcp::{McpError, McpServer};
-use submit_result::agent::{
+use submit_agent::mcp::{McpError, McpServer};
+use submit_agent::{
     hook::{ToolApproval, ToolCallDecision},
     message::{MediaSource, Message, Part, PartKind},
     model::ScriptedModel,

@@ -8,7 +8,7 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     executor::{Execution, Executor},
     message::{Message, Part, PartKind, Role},
     model::{FinishReason, ScriptedModel},
@@ -77,7 +77,7 @@ fn call(name: &str, reference: &str, input: Value) -> Part {
 
 fn interrupted_run(
     tool: &TypedTool<Transfer, Status, Confirmation>,
-) -> (Agent, ScriptedModel, submit_result::agent::run::Response) {
+) -> (Agent, ScriptedModel, submit_agent::run::Response) {
     let model = ScriptedModel::new()
         .then_message(vec![call("transfer", "t1", json!({"amount": 200}))])
         .then_text("finished");
@@ -631,7 +631,7 @@ fn round_trip_stored_interrupt_resumes_in_a_fresh_agent_and_commits() {
         });
         let tool = transfer_tool(seen);
         let agent = Agent::new(model).tool(tool.clone()).tool(sibling);
-        let submit = submit_result::SubmitTool::<Paid>::for_response().unwrap();
+        let submit = submit_core::SubmitTool::<Paid>::for_response().unwrap();
         (Executor::<Paid>::new(agent, submit).unwrap(), tool)
     };
 

@@ -10,14 +10,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use submit_result::agent::transport::Retry;
-use submit_result::agent::{
+use submit_agent::transport::Retry;
+use submit_agent::{
     executor::Committed,
     message::Message,
     model::{Model, ModelRequest, ModelResponse},
     run::RunError,
 };
-use submit_result::{Provider, RecoveryKind};
+use submit_core::{Provider, RecoveryKind};
 
 use super::agent::{self, executor, paris, Answer, Recording};
 use super::server::{Check, Recorded, Reply, Server};
@@ -66,7 +66,7 @@ impl<M: Model + 'static> Case<M> {
     fn run(
         &self,
         server: &Server,
-        chunks: Option<Arc<Mutex<Vec<submit_result::agent::message::Chunk>>>>,
+        chunks: Option<Arc<Mutex<Vec<submit_agent::message::Chunk>>>>,
     ) -> (Committed<Answer>, Vec<ModelResponse>) {
         let model = Recording::new((self.model)(&server.url));
         let ex = executor(model.clone(), chunks).forbid_forced_tool_choice(self.forbid_forcing);
@@ -93,7 +93,7 @@ impl<M: Model + 'static> Case<M> {
     }
 
     /// The streamed run equals the unstreamed one; returns the chunks and the requests.
-    pub fn streamed_run(&self) -> (Vec<submit_result::agent::message::Chunk>, Vec<Recorded>) {
+    pub fn streamed_run(&self) -> (Vec<submit_agent::message::Chunk>, Vec<Recorded>) {
         let (_, _, plain) = self.full_run();
         let server = Server::start(
             self.check,
@@ -211,7 +211,7 @@ impl<M: Model + 'static> Case<M> {
 fn as_values(mut responses: Vec<ModelResponse>) -> Vec<ModelResponse> {
     for response in &mut responses {
         for part in &mut response.message.content {
-            if let submit_result::agent::message::PartKind::ToolRequest(r) = &mut part.kind {
+            if let submit_agent::message::PartKind::ToolRequest(r) = &mut part.kind {
                 r.input = r.input_value().into_owned();
                 r.arguments_text = None;
             }

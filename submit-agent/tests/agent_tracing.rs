@@ -10,7 +10,7 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use submit_result::agent::{
+use submit_agent::{
     hook::ToolApproval,
     message::{Message, Part},
     model::ScriptedModel,
@@ -102,8 +102,8 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Events {
 
 #[test]
 fn the_loops_events_name_the_cause_of_a_rejection_and_the_recoveries_of_a_commit() {
-    use submit_result::agent::executor::Executor;
-    use submit_result::{Options, SubmitTool};
+    use submit_agent::executor::Executor;
+    use submit_core::{Options, SubmitTool};
     use tracing_subscriber::layer::SubscriberExt;
 
     #[derive(Deserialize, JsonSchema, serde::Serialize)]

@@ -8,7 +8,7 @@ use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     hook::{tool_hook_fn, ToolHook},
     message::{Message, Part},
     model::ScriptedModel,

@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     executor::{Committed, Execution, Executor},
     message::{Chunk, Message},
     model::Model,
     run::Agent,
     tool::{Tool, ToolContext, ToolError},
 };
-use submit_result::{Options, SubmitTool};
+use submit_core::{Options, SubmitTool};
 
 /// The agent's typed result.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -104,7 +104,7 @@ pub fn chunk_text(chunks: &[Chunk]) -> String {
 pub fn chunk_tool_names(chunks: &[Chunk]) -> Vec<String> {
     chunks
         .iter()
-        .filter(|c| c.role == Some(submit_result::agent::message::Role::Model))
+        .filter(|c| c.role == Some(submit_agent::message::Role::Model))
         .flat_map(|c| c.content.iter())
         .filter_map(|p| p.as_tool_request().map(|r| r.name.clone()))
         .collect()
@@ -131,7 +131,7 @@ pub fn redacted_headers(headers: &std::collections::BTreeMap<String, String>) ->
 /// Wraps a model and records every response it returns.
 pub struct Recording<M> {
     pub inner: Arc<M>,
-    pub responses: Arc<Mutex<Vec<submit_result::agent::model::ModelResponse>>>,
+    pub responses: Arc<Mutex<Vec<submit_agent::model::ModelResponse>>>,
 }
 
 impl<M> Clone for Recording<M> {
@@ -151,7 +151,7 @@ impl<M> Recording<M> {
         }
     }
 
-    pub fn responses(&self) -> Vec<submit_result::agent::model::ModelResponse> {
+    pub fn responses(&self) -> Vec<submit_agent::model::ModelResponse> {
         self.responses.lock().unwrap().clone()
     }
 }
@@ -159,11 +159,11 @@ impl<M> Recording<M> {
 impl<M: Model> Model for Recording<M> {
     fn generate<'a>(
         &'a self,
-        request: submit_result::agent::model::ModelRequest,
-        stream: Option<submit_result::agent::model::ModelStream>,
+        request: submit_agent::model::ModelRequest,
+        stream: Option<submit_agent::model::ModelStream>,
     ) -> futures::future::BoxFuture<
         'a,
-        Result<submit_result::agent::model::ModelResponse, submit_result::agent::model::ModelError>,
+        Result<submit_agent::model::ModelResponse, submit_agent::model::ModelError>,
     > {
         use futures::FutureExt;
         async move {

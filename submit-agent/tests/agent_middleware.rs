@@ -9,7 +9,7 @@ use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     hook::{tool_hook_fn, ToolApproval, TOOL_APPROVAL},
     message::{Message, Part, PartKind},
     model::{FinishReason, ScriptedModel},
@@ -101,9 +101,7 @@ fn an_empty_allowlist_holds_everything() {
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
 
-fn held_run(
-    runs: &Arc<AtomicUsize>,
-) -> (Agent, ScriptedModel, submit_result::agent::run::Response) {
+fn held_run(runs: &Arc<AtomicUsize>) -> (Agent, ScriptedModel, submit_agent::run::Response) {
     let model = ScriptedModel::new()
         .then_message(calls(&["delete"]))
         .then_text("done");

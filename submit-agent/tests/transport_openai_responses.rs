@@ -7,10 +7,10 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{OpenAiResponses, TransportError, TransportErrorKind};
+use submit_agent::transport::{OpenAiResponses, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded};
-use submit_result::agent::{model::ModelError, run::RunErrorKind};
+use submit_agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 /// Checks a request against the documented Responses API shape.
@@ -165,7 +165,7 @@ fn streamed_run_assembles_the_same_responses_and_sends_chunks() {
         .iter()
         .flat_map(|c| c.content.iter())
         .filter_map(|p| match &p.kind {
-            submit_result::agent::message::PartKind::Reasoning(r) => Some(r.as_str()),
+            submit_agent::message::PartKind::Reasoning(r) => Some(r.as_str()),
             _ => None,
         })
         .collect();
@@ -195,7 +195,7 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"error":{"message":"An error occurred while processing your request.","type":"server_error","param":null,"code":"server_error"}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(err.provider(), submit_result::Provider::OpenAiResponses);
+    assert_eq!(err.provider(), submit_core::Provider::OpenAiResponses);
     assert_eq!(
         *err.kind(),
         TransportErrorKind::Api {
@@ -215,7 +215,7 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
-    assert_eq!(typed.provider(), submit_result::Provider::OpenAiResponses);
+    assert_eq!(typed.provider(), submit_core::Provider::OpenAiResponses);
     assert_eq!(
         *typed.kind(),
         TransportErrorKind::Api {
@@ -252,12 +252,12 @@ fn malformed_sse_stream_is_rejected_with_a_clear_error() {
 #[test]
 fn forced_tool_choice_is_sent_as_a_named_function() {
     let mut r = request();
-    r.tools = vec![submit_result::agent::tool::ToolDefinition::new(
+    r.tools = vec![submit_agent::tool::ToolDefinition::new(
         "submit_result",
         "Submit.",
         json!({"type": "object"}),
     )];
-    r.tool_choice = submit_result::agent::model::ToolChoice::Tool("submit_result".into());
+    r.tool_choice = submit_agent::model::ToolChoice::Tool("submit_result".into());
     let body = model("http://127.0.0.1:9").request_body(&r, false).unwrap();
     assert_eq!(
         body["tool_choice"],
@@ -280,7 +280,7 @@ fn wire_snapshots_of_the_agent_run() {
 #[test]
 fn submit_tool_definition_reaches_the_wire_exactly() {
     CASE.submit_definition_on_the_wire(
-        submit_result::Provider::OpenAiResponses,
+        submit_core::Provider::OpenAiResponses,
         |b| b["tools"].as_array().cloned().unwrap_or_default(),
         |d| d["name"].as_str(),
     );

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     executor::{
         validator_fn, BoxError, Execution, Executor, ExecutorError, Finding, GateStatus,
         ResultValidator, TerminalTool,
@@ -22,7 +22,7 @@ use submit_result::agent::{
     run::{Agent, RunErrorKind},
     tool::{Tool, ToolContext, ToolDefinition, ToolError},
 };
-use submit_result::{
+use submit_core::{
     Accepted, Arguments, Outcome, ParameterCause, Rejected, StopReason, SubmitError,
 };
 
@@ -130,7 +130,7 @@ fn submit(name: &str, reasoning: &str, answer: &str) -> Part {
     )
 }
 
-fn committed<R>(execution: Execution<R>) -> submit_result::agent::executor::Committed<R> {
+fn committed<R>(execution: Execution<R>) -> submit_agent::executor::Committed<R> {
     execution.committed().expect("a committed result")
 }
 
@@ -329,7 +329,7 @@ fn text_only_turn_redirects_to_the_configured_tool() {
     committed(block_on(executor.run(vec![Message::user("go")])).unwrap());
     let second = &model.requests()[1];
     let redirect = second.messages.last().unwrap();
-    assert_eq!(redirect.role, submit_result::agent::message::Role::User);
+    assert_eq!(redirect.role, submit_agent::message::Role::User);
     assert!(redirect.text().contains("call the submit_widget tool"));
     assert!(!redirect.text().contains("submit_result"));
     assert_eq!(second.tool_choice, ToolChoice::Tool("submit_widget".into()));
@@ -543,7 +543,7 @@ fn the_submit_tool_is_advertised_with_the_callers_tools() {
 
 #[test]
 fn a_submit_beside_an_interrupted_call_is_gated_after_the_resume() {
-    use submit_result::agent::{hook::ToolApproval, run::Resume};
+    use submit_agent::{hook::ToolApproval, run::Resume};
     #[derive(Deserialize, JsonSchema)]
     struct Empty {}
     let runs = Arc::new(Mutex::new(0));

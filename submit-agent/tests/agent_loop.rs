@@ -12,7 +12,7 @@ use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     hook::{tool_hook_fn, turn_hook_fn, ModelHook, ModelNext},
     message::{Chunk, Message, Part, Role},
     model::{FinishReason, ModelError, ModelRequest, ModelResponse, ScriptedModel},
@@ -522,9 +522,7 @@ fn a_failing_stream_callback_after_a_round_fails_the_run() {
             .tool(gablorken())
             .stream(|c| {
                 if c.role == Some(Role::Tool) {
-                    Err(submit_result::agent::model::StreamError(
-                        "client gone".into(),
-                    ))
+                    Err(submit_agent::model::StreamError("client gone".into()))
                 } else {
                     Ok(())
                 }
@@ -534,9 +532,7 @@ fn a_failing_stream_callback_after_a_round_fails_the_run() {
     .unwrap_err();
     assert_eq!(
         err.kind,
-        RunErrorKind::Stream(submit_result::agent::model::StreamError(
-            "client gone".into()
-        ))
+        RunErrorKind::Stream(submit_agent::model::StreamError("client gone".into()))
     );
 }
 
@@ -558,7 +554,7 @@ impl std::error::Error for QuotaError {}
 fn model_error_keeps_its_typed_source_through_the_run_error() {
     use std::error::Error as _;
 
-    let model = submit_result::agent::model::model_fn(|_| {
+    let model = submit_agent::model::model_fn(|_| {
         Err(ModelError::from_source(QuotaError {
             project: "atlas".into(),
         }))

@@ -18,15 +18,15 @@ use std::sync::{Arc, Mutex};
 
 use futures::executor::block_on;
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
-use submit_result::agent::{
+use submit_agent::transport::{Claude, Gemini, OpenAiChat, OpenAiResponses};
+use submit_agent::{
     executor::{Committed, Execution, Executor, GateStatus, TerminalTool},
     message::{Message, Part},
     model::{ModelRequest, ModelResponse, ScriptedModel, ToolChoice},
     run::Agent,
     tool::ToolDefinition,
 };
-use submit_result::{
+use submit_core::{
     Arguments, ErrorClass, Incoming, Options, Outcome, ParameterCause, Provider, RecoveryKind,
     StopReason, SubmitTool,
 };
@@ -612,17 +612,17 @@ fn an_empty_input_cut_at_max_tokens_is_truncated_not_missing_a_parameter() {
 }
 
 /// An agent with a `lookup` tool around `model`, whose submit tool records its outcomes.
-fn agent_with_lookup(model: impl submit_result::agent::model::Model + 'static) -> Agent {
+fn agent_with_lookup(model: impl submit_agent::model::Model + 'static) -> Agent {
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     struct Lookup {
         #[allow(dead_code, reason = "read by the model, not by the test")]
         city: String,
     }
-    Agent::new(model).tool(submit_result::agent::tool::Tool::new(
+    Agent::new(model).tool(submit_agent::tool::Tool::new(
         "lookup",
         "Looks a city up.",
-        |_ctx: submit_result::agent::tool::ToolContext, _input: Lookup| async move {
-            Ok::<_, submit_result::agent::tool::ToolError>(json!({"population": 2102650}))
+        |_ctx: submit_agent::tool::ToolContext, _input: Lookup| async move {
+            Ok::<_, submit_agent::tool::ToolError>(json!({"population": 2102650}))
         },
     ))
 }
@@ -665,7 +665,7 @@ fn only_the_last_call_of_a_cut_turn_is_truncated() {
 /// user message asks for it now), when it submits.
 fn lookup_until_forced(
     request: ModelRequest,
-) -> Result<ModelResponse, submit_result::agent::model::ModelError> {
+) -> Result<ModelResponse, submit_agent::model::ModelError> {
     let forced = request.tool_choice == ToolChoice::Tool("submit_result".into());
     let asked = request
         .messages
@@ -682,7 +682,7 @@ fn lookup_until_forced(
 #[test]
 fn a_run_out_of_turns_commits_the_forced_submit_marked_forced() {
     let executor = Executor::new(
-        agent_with_lookup(submit_result::agent::model::model_fn(lookup_until_forced)).max_turns(3),
+        agent_with_lookup(submit_agent::model::model_fn(lookup_until_forced)).max_turns(3),
         tool(),
     )
     .unwrap();
@@ -786,7 +786,7 @@ fn where_forcing_is_refused_the_last_turn_asks_for_the_submit_in_a_user_message(
     let last = &requests[1];
     assert_eq!(last.tool_choice, ToolChoice::Auto);
     let asked = last.messages.last().unwrap();
-    assert_eq!(asked.role, submit_result::agent::message::Role::User);
+    assert_eq!(asked.role, submit_agent::message::Role::User);
     assert_eq!(
         asked.text(),
         "This is the last turn of the run: no more tool calls will run after it. Call the \
@@ -895,11 +895,11 @@ fn gate_outcomes(tool: SubmitTool<Value>, others: &[&str], response: ModelRespon
     }
     let mut agent = Agent::new(ScriptedModel::new().then(response));
     for name in others {
-        agent = agent.tool(submit_result::agent::tool::Tool::new(
+        agent = agent.tool(submit_agent::tool::Tool::new(
             *name,
             "A recorded tool.",
-            |_ctx: submit_result::agent::tool::ToolContext, _input: Value| async move {
-                Ok::<_, submit_result::agent::tool::ToolError>(json!({}))
+            |_ctx: submit_agent::tool::ToolContext, _input: Value| async move {
+                Ok::<_, submit_agent::tool::ToolError>(json!({}))
             },
         ));
     }
@@ -919,7 +919,7 @@ fn a_recorded_anthropic_call_answered_as_an_empty_input_at_max_tokens_is_truncat
     let response = Claude::new("m").decode_body(body.as_bytes()).unwrap();
     assert_eq!(
         response.finish_reason,
-        submit_result::agent::model::FinishReason::Length
+        submit_agent::model::FinishReason::Length
     );
     let schema = recording[0]["body"]["tools"][1]["input_schema"].clone();
     let outcomes = gate_outcomes(
@@ -1000,7 +1000,7 @@ fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
             .unwrap();
         assert_eq!(
             response.finish_reason,
-            submit_result::agent::model::FinishReason::Length
+            submit_agent::model::FinishReason::Length
         );
         let call = response.message.tool_requests().next().unwrap().clone();
         let text = call
@@ -1025,7 +1025,7 @@ fn a_recorded_responses_stream_cut_at_max_output_tokens_is_truncated() {
 /// sent, not on a value decoded from it.
 #[test]
 fn argument_text_survives_a_resume_from_stored_json() {
-    use submit_result::agent::{
+    use submit_agent::{
         run::Resume,
         tool::{Tool, ToolContext, ToolError},
     };

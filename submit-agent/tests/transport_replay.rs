@@ -20,10 +20,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{
+use submit_agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, Retry, TransportError, TransportErrorKind,
 };
-use submit_result::agent::{
+use submit_agent::{
     message::{Chunk, Message, Part, Role},
     model::{ModelError, ModelRequest, ModelResponse},
 };

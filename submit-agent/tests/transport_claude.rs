@@ -7,10 +7,10 @@
 use crate::transport::{agent, server, suite};
 
 use serde_json::{json, Value};
-use submit_result::agent::transport::{Claude, TransportError, TransportErrorKind};
+use submit_agent::transport::{Claude, TransportError, TransportErrorKind};
 
 use server::{array_at, ensure, fail, str_at, Recorded, Reply, Server};
-use submit_result::agent::{model::ModelError, run::RunErrorKind};
+use submit_agent::{model::ModelError, run::RunErrorKind};
 use suite::{cause, fast_retry, request, Case};
 
 /// Checks a request against the documented Messages API shape.
@@ -179,7 +179,7 @@ fn server_error_500_three_times_is_a_typed_error() {
         r#"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#,
     );
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(err.provider(), submit_result::Provider::Claude);
+    assert_eq!(err.provider(), submit_core::Provider::Claude);
     assert_eq!(
         *err.kind(),
         TransportErrorKind::Api {
@@ -199,7 +199,7 @@ fn server_error_500_through_the_loop_keeps_the_typed_error() {
     assert_eq!(requests, 3);
     assert!(matches!(err.kind, RunErrorKind::Model(_)), "{err:?}");
     let typed = cause::<TransportError>(&err).expect("the typed error in the source chain");
-    assert_eq!(typed.provider(), submit_result::Provider::Claude);
+    assert_eq!(typed.provider(), submit_core::Provider::Claude);
     assert_eq!(
         *typed.kind(),
         TransportErrorKind::Api {
@@ -329,7 +329,7 @@ fn unreachable_server_is_a_network_error_after_the_retries() {
         .port();
     let model = model(&format!("http://127.0.0.1:{port}"));
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(err.provider(), submit_result::Provider::Claude);
+    assert_eq!(err.provider(), submit_core::Provider::Claude);
     assert_eq!(*err.kind(), TransportErrorKind::Network { attempts: 3 });
     assert!(err.is_network());
 }
@@ -344,8 +344,8 @@ fn a_network_failure_keeps_its_source() {
         .local_addr()
         .unwrap()
         .port();
-    let model = model(&format!("http://127.0.0.1:{port}"))
-        .retry(submit_result::agent::transport::Retry::new(1));
+    let model =
+        model(&format!("http://127.0.0.1:{port}")).retry(submit_agent::transport::Retry::new(1));
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
     let source = err.source().expect("the connection's error is the source");
     assert!(
@@ -373,9 +373,9 @@ fn slow_answer_is_a_timeout_error() {
     );
     let model = model(&server.url)
         .timeout(std::time::Duration::from_millis(100))
-        .retry(submit_result::agent::transport::Retry::new(1));
+        .retry(submit_agent::transport::Retry::new(1));
     let err = futures::executor::block_on(model.send(request(), None)).unwrap_err();
-    assert_eq!(err.provider(), submit_result::Provider::Claude);
+    assert_eq!(err.provider(), submit_core::Provider::Claude);
     assert_eq!(*err.kind(), TransportErrorKind::Timeout { attempts: 1 });
     assert!(err.is_timeout());
 }
@@ -396,7 +396,7 @@ fn json_answer_to_a_streamed_call_is_a_clear_stream_error() {
 #[test]
 fn submit_tool_definition_reaches_the_wire_exactly() {
     CASE.submit_definition_on_the_wire(
-        submit_result::Provider::Claude,
+        submit_core::Provider::Claude,
         |b| b["tools"].as_array().cloned().unwrap_or_default(),
         |d| d["name"].as_str(),
     );

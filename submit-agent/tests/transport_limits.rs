@@ -12,13 +12,13 @@
 
 use crate::transport::server;
 
-use submit_result::agent::transport::{
+use submit_agent::transport::{
     Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, TransportErrorKind,
     MAX_EVENT_BYTES,
 };
-use submit_result::agent::{message::Message, run::Agent};
+use submit_agent::{message::Message, run::Agent};
 
-use crate::support::counting_alloc;
+use submit_test_kit::counting_alloc;
 
 fn stream_error(result: Result<impl std::fmt::Debug, TransportError>) -> String {
     match result {

@@ -8,7 +8,7 @@ use futures::task::SpawnExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use submit_result::agent::{
+use submit_agent::{
     message::{Chunk, Message, Part, PartKind, Role},
     model::ScriptedModel,
     run::{Agent, Resume},
