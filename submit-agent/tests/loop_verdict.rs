@@ -105,22 +105,28 @@ fn sse(events: &[(Option<&str>, Value)]) -> String {
     out
 }
 
-/// The native call objects of an answer, as `SubmitTool::handle` reads them.
+/// The native call objects of an answer, as `SubmitTool::handle` reads them: a string's text
+/// is the call's argument text.
 fn native_calls(provider: Provider, calls: &[Call]) -> Vec<Value> {
     calls
         .iter()
         .enumerate()
-        .map(|(i, call)| match provider {
-            Provider::Claude => json!({"type": "tool_use", "id": format!("toolu_{i}"),
-                                       "name": call.name, "input": call.arguments}),
-            Provider::Gemini => {
-                json!({"functionCall": {"name": call.name, "args": call.arguments}})
+        .map(|(i, call)| {
+            let arguments = match &call.arguments {
+                Value::String(text) => Arguments::Text(text),
+                other => Arguments::Value(other),
+            };
+            let id = match provider {
+                Provider::Claude => Some(format!("toolu_{i}")),
+                Provider::Gemini => None,
+                _ => Some(format!("call_{i}")),
+            };
+            let mut native = provider.call(call.name, id.as_deref(), arguments);
+            if provider == Provider::OpenAiResponses {
+                native["id"] = json!(format!("fc_{i}"));
+                native["status"] = json!("completed");
             }
-            Provider::OpenAiChat => json!({"id": format!("call_{i}"), "type": "function",
-                "function": {"name": call.name, "arguments": text_of(&call.arguments)}}),
-            _ => json!({"type": "function_call", "id": format!("fc_{i}"),
-                        "call_id": format!("call_{i}"), "name": call.name,
-                        "arguments": text_of(&call.arguments), "status": "completed"}),
+            native
         })
         .collect()
 }
