@@ -65,15 +65,12 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
 /// A `tool_use` block calling `name` with `arguments`: `input` holds a value as it is and
 /// argument text as a JSON string; missing arguments leave `input` out, no id leaves `id` out.
 pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
-    let mut block = serde_json::json!({"type": "tool_use"});
-    if let Some(id) = id {
-        block["id"] = Value::from(id);
-    }
-    block["name"] = Value::from(name);
-    if let Some(input) = super::value_of(arguments) {
-        block["input"] = input;
-    }
-    block
+    super::present([
+        ("type", Some(Value::from("tool_use"))),
+        ("id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("input", super::value_of(arguments)),
+    ])
 }
 
 #[cfg(test)]

@@ -76,14 +76,11 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
 /// A `functionCall` part calling `name` with `arguments`: `args` holds a value as it is and
 /// argument text as a JSON string; missing arguments leave `args` out, no id leaves `id` out.
 pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
-    let mut function_call = serde_json::json!({});
-    if let Some(id) = id {
-        function_call["id"] = Value::from(id);
-    }
-    function_call["name"] = Value::from(name);
-    if let Some(args) = super::value_of(arguments) {
-        function_call["args"] = args;
-    }
+    let function_call = super::present([
+        ("id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("args", super::value_of(arguments)),
+    ]);
     serde_json::json!({ "functionCall": function_call })
 }
 

@@ -193,6 +193,16 @@ impl Provider {
     }
 }
 
+/// A JSON object of the members that are present, in the order given.
+fn present<const N: usize>(members: [(&str, Option<serde_json::Value>); N]) -> serde_json::Value {
+    serde_json::Value::Object(
+        members
+            .into_iter()
+            .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+            .collect(),
+    )
+}
+
 /// The arguments as a shape that carries a value holds them: a value as it is, argument text as
 /// a JSON string; `None` when they are missing.
 fn value_of(arguments: Arguments<'_>) -> Option<serde_json::Value> {

@@ -81,17 +81,15 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
 /// argument text as it is and a value as its JSON text; missing arguments leave it out, no id
 /// leaves `id` out.
 pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
-    let mut function = serde_json::json!({ "name": name });
-    if let Some(text) = super::text_of(arguments) {
-        function["arguments"] = text;
-    }
-    let mut call = serde_json::json!({});
-    if let Some(id) = id {
-        call["id"] = Value::from(id);
-    }
-    call["type"] = Value::from("function");
-    call["function"] = function;
-    call
+    let function = super::present([
+        ("name", Some(Value::from(name))),
+        ("arguments", super::text_of(arguments)),
+    ]);
+    super::present([
+        ("id", id.map(Value::from)),
+        ("type", Some(Value::from("function"))),
+        ("function", Some(function)),
+    ])
 }
 
 #[cfg(test)]

@@ -73,15 +73,12 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
 /// text as it is and a value as its JSON text; missing arguments leave it out, no id leaves
 /// `call_id` out.
 pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
-    let mut item = serde_json::json!({"type": "function_call"});
-    if let Some(id) = id {
-        item["call_id"] = Value::from(id);
-    }
-    item["name"] = Value::from(name);
-    if let Some(text) = super::text_of(arguments) {
-        item["arguments"] = text;
-    }
-    item
+    super::present([
+        ("type", Some(Value::from("function_call"))),
+        ("call_id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("arguments", super::text_of(arguments)),
+    ])
 }
 
 #[cfg(test)]
