@@ -31,7 +31,6 @@ mod agent_mcp;
 mod agent_middleware;
 mod agent_resume;
 mod agent_stages;
-mod agent_tracing;
 mod agent_verbs;
 mod loop_text;
 mod loop_verdict;

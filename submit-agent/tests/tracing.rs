@@ -1,7 +1,10 @@
-//! Tool approval in the trace: a held call is traced once as a `tool` span.
+//! The loop in the trace: a held call is traced once as a `tool` span, and the loop's events
+//! name a rejection's cause and a commit's recoveries.
 //!
-//! Alone in its test binary: a span callsite that a concurrent test meets while no subscriber
-//! is set can be cached as "never interested", which would hide the span from this test.
+//! A test binary of its own (`[[test]] tracing`): each test sets its subscriber before the loop
+//! meets a span or event callsite. In a binary with other tests, a callsite another test's
+//! thread meets first, while no subscriber is set, can have its interest cached as "never",
+//! which hides the span or the event from these tests.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
