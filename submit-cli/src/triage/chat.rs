@@ -32,11 +32,10 @@ pub(super) fn handle_chat_line(
             return None;
         }
     }
-    let null = Value::Null;
     let arguments = match &call.function.arguments {
         None => Arguments::Missing,
         Some(Text(Some(text))) => Arguments::Text(text),
-        Some(Text(None)) => Arguments::Value(&null),
+        Some(Text(None)) => Arguments::Value(&Value::Null),
     };
     // A call read from its bytes, with no stop reason, is judged by its name and arguments
     // alone: the door's answer for the same call.
