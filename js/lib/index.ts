@@ -354,6 +354,44 @@ function escapedSurrogates(json: string): string {
   return json.replace(LONE_SURROGATE, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** A plain object (as the SDKs give a call, and as `JSON.stringify` writes its own members
+ * alone), not one that writes itself (`toJSON`). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && !("toJSON" in value);
+}
+
+/** An OpenAI call (Chat tool call, Responses function call) split for the module: its JSON
+ * with `arguments` written as `""` (the envelope, read for its shape), its name and its
+ * argument text. Written whole, the argument text would be escaped into a JSON string here and
+ * read out of it again in the module; given apart, it is passed as it is. `undefined` for
+ * anything else, which is written whole: a call that is no plain object, `arguments` that are
+ * no string or hold half of a surrogate pair, a name that is no string. */
+function openAiArguments(
+  provider: unknown,
+  call: unknown,
+): { envelope: string; name: string; args: string } | undefined {
+  if (!isPlainObject(call)) return undefined;
+  let holder: Record<string, unknown>;
+  let envelope: Record<string, unknown>;
+  if (provider === "openai-chat") {
+    const inner = call.function;
+    if (!isPlainObject(inner)) return undefined;
+    holder = inner;
+    envelope = { ...call, function: { ...inner, arguments: "" } };
+  } else if (provider === "openai-responses") {
+    holder = call;
+    envelope = { ...call, arguments: "" };
+  } else {
+    return undefined;
+  }
+  const { name, arguments: args } = holder;
+  if (typeof name !== "string" || typeof args !== "string") return undefined;
+  if (!name.isWellFormed() || !args.isWellFormed()) return undefined;
+  return { envelope: JSON.stringify(envelope), name, args };
+}
+
 /** Frees a tool's memory in the module when its object is collected. */
 const collected =
   typeof FinalizationRegistry === "function"
@@ -492,6 +530,24 @@ export class SubmitTool<R = unknown> {
    */
   handle(provider: Provider, call: unknown, options?: HandleOptions): Outcome<R> | null {
     const module = exports();
+    const apart = openAiArguments(provider, call);
+    if (apart !== undefined) {
+      const passed = [
+        pass(provider),
+        pass(apart.envelope),
+        pass(apart.name),
+        pass(apart.args),
+        pass(checkedReason(options?.finishReason)),
+      ] as const;
+      let status: number;
+      try {
+        const [p, e, n, a, r] = passed;
+        status = module.sr_handle_openai(this.#tool(), p.ptr, p.len, e.ptr, e.len, n.ptr, n.len, a.ptr, a.len, r.ptr, r.len);
+      } finally {
+        release(...passed);
+      }
+      return this.#outcome(status, provider);
+    }
     const callText = JSON.stringify(call);
     if (callText === undefined) {
       throw new TypeError(`call must be a tool call object, got ${typeof call}`);

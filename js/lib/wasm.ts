@@ -31,6 +31,19 @@ interface Exports {
     reason: number,
     reasonLen: number,
   ): number;
+  sr_handle_openai(
+    tool: number,
+    provider: number,
+    providerLen: number,
+    envelope: number,
+    envelopeLen: number,
+    name: number,
+    nameLen: number,
+    args: number,
+    argsLen: number,
+    reason: number,
+    reasonLen: number,
+  ): number;
   sr_handle_arguments(
     tool: number,
     name: number,

@@ -15,8 +15,9 @@ use std::alloc::Layout;
 
 use serde::Deserialize;
 use serde_json::Value;
-use submit_core::{Incoming, Options, Provider, StopReason, SubmitTool};
+use submit_core::{Arguments, Incoming, Options, Provider, StopReason, SubmitTool};
 
+use answer::Source;
 pub use answer::Status;
 
 /// The options of a tool as the package passes them (the constructor's options, checked for
@@ -68,6 +69,19 @@ impl ToolOptions {
 /// A built tool, as the package holds it.
 pub struct Tool {
     tool: SubmitTool<Value>,
+    /// Whether a clean call's response is its payload member's value unchanged: a nested
+    /// payload, without strict mode (which removes optional `null`s).
+    payload_as_written: bool,
+}
+
+impl Tool {
+    /// Where the answer may take a clean call's payload from its argument text.
+    fn source<'a>(&'a self, arguments: &'a str) -> Option<Source<'a>> {
+        self.payload_as_written.then(|| Source {
+            arguments,
+            payload: self.tool.payload_field(),
+        })
+    }
 }
 
 /// The bytes `len` bytes from `ptr`, written by the package.
@@ -181,10 +195,14 @@ pub unsafe extern "C" fn sr_tool_new(
     // SAFETY: the caller's contract.
     let built = unsafe { build(bytes(schema, schema_len), bytes(options, options_len)) };
     match built {
-        Ok(tool) => {
+        Ok((tool, strict)) => {
             answer::describe(&tool);
             answer::set_status(Status::Answer);
-            Box::into_raw(Box::new(Tool { tool }))
+            let payload_as_written = !tool.is_flat() && !strict;
+            Box::into_raw(Box::new(Tool {
+                tool,
+                payload_as_written,
+            }))
         }
         Err(status) => {
             answer::set_status(status);
@@ -193,7 +211,8 @@ pub unsafe extern "C" fn sr_tool_new(
     }
 }
 
-fn build(schema: &[u8], options: &[u8]) -> Result<SubmitTool<Value>, Status> {
+/// The tool, and whether it is strict.
+fn build(schema: &[u8], options: &[u8]) -> Result<(SubmitTool<Value>, bool), Status> {
     let schema: Value = serde_json::from_slice(schema).map_err(|error| {
         answer::set_text(&format!("the schema is not JSON: {error}"));
         Status::Invalid
@@ -202,10 +221,12 @@ fn build(schema: &[u8], options: &[u8]) -> Result<SubmitTool<Value>, Status> {
         answer::set_text(&format!("invalid options: {error}"));
         Status::Invalid
     })?;
-    SubmitTool::from_json_schema(schema, options.into_options()).map_err(|error| {
+    let strict = options.strict;
+    let tool = SubmitTool::from_json_schema(schema, options.into_options()).map_err(|error| {
         answer::set_text(&error.to_string());
         Status::BuildError
-    })
+    })?;
+    Ok((tool, strict))
 }
 
 /// The status of the last [`sr_tool_new`].
@@ -301,13 +322,8 @@ pub unsafe extern "C" fn sr_handle_arguments(
     limit: u32,
 ) -> u32 {
     // SAFETY: the caller's contract.
-    let (tool, name, arguments) = unsafe {
-        (
-            &(*tool).tool,
-            text(name, name_len),
-            text(arguments, arguments_len),
-        )
-    };
+    let (tool, name, arguments) =
+        unsafe { (&*tool, text(name, name_len), text(arguments, arguments_len)) };
     answer::finish(name.and_then(|name| {
         let stop = if limit == 1 {
             StopReason::OutputLimit
@@ -315,9 +331,66 @@ pub unsafe extern "C" fn sr_handle_arguments(
             StopReason::Complete
         };
         let name = (!name.is_empty()).then_some(name);
-        let incoming = Incoming::arguments_json(name, arguments?).stop(stop);
-        Ok(answer::received(tool.receive(incoming)))
+        let arguments = arguments?;
+        let incoming = Incoming::arguments_json(name, arguments).stop(stop);
+        // An object is read as argument text (a string is argument text encoded once, which a
+        // clean call never is).
+        let source = tool.source(arguments);
+        Ok(answer::received_from(tool.tool.receive(incoming), source))
     }))
+}
+
+/// Handles an OpenAI call (Chat tool call or Responses function call) whose `arguments` string
+/// is given apart as its text, unescaped: `envelope` is the call's JSON with `arguments`
+/// written as `""`, and `name` the call's `name` as the envelope holds it. The envelope is
+/// read through the door for its shape alone (which never depends on the content of the
+/// `arguments` string); the arguments are then judged as the door judges the whole call's,
+/// without the module reading them out of an escaped JSON string first. The answer is as
+/// [`sr_handle`]'s.
+///
+/// # Safety
+///
+/// `tool` came from [`sr_tool_new`]; each region is one [`sr_alloc`] gave.
+#[no_mangle]
+pub unsafe extern "C" fn sr_handle_openai(
+    tool: *const Tool,
+    provider: *const u8,
+    provider_len: usize,
+    envelope: *const u8,
+    envelope_len: usize,
+    name: *const u8,
+    name_len: usize,
+    arguments: *const u8,
+    arguments_len: usize,
+    reason: *const u8,
+    reason_len: usize,
+) -> u32 {
+    // SAFETY: the caller's contract.
+    let (tool, provider, envelope, name, arguments, reason) = unsafe {
+        (
+            &*tool,
+            text(provider, provider_len),
+            bytes(envelope, envelope_len),
+            text(name, name_len),
+            text(arguments, arguments_len),
+            text(reason, reason_len),
+        )
+    };
+    let handled = provider.and_then(self::provider).and_then(|provider| {
+        if !matches!(provider, Provider::OpenAiChat | Provider::OpenAiResponses) {
+            answer::set_text("the arguments are given apart only for an OpenAI call");
+            return Err(Status::Invalid);
+        }
+        let stop = stop_of(reason?, &[provider]);
+        if let Err(shape) = tool.tool.receive(Incoming::call_json(provider, envelope)) {
+            return Ok(answer::received(Err(shape)));
+        }
+        let arguments = arguments?;
+        let incoming = Incoming::arguments(Some(name?), Arguments::Text(arguments)).stop(stop);
+        let source = tool.source(arguments);
+        Ok(answer::received_from(tool.tool.receive(incoming), source))
+    });
+    answer::finish(handled)
 }
 
 /// Reads a model's visible text turn for a call of the tool written as text and handles it;

@@ -14,6 +14,8 @@ use pyo3_arrow::{PyArray, PyChunkedArray};
 use serde_json::Value;
 use submit_core::{Outcome, ParameterCause, SubmitError};
 
+use crate::outcome::refused_by_model;
+
 /// A column `handle_batch` takes: one Arrow array, or the chunks of a chunked array (any
 /// Arrow stream) with their field.
 pub(crate) enum Column {
@@ -171,6 +173,26 @@ impl Row {
             Some(Outcome::Rejected(rejected)) => Row::Rejected(rejected.error),
         }
     }
+}
+
+/// A batch's accepted rows through a Pydantic model's own validation, as `handle` validates
+/// a response: each response becomes the JSON of the model instance, and a response the model
+/// refuses becomes a payload rejection.
+pub(crate) fn validate_rows(model: &Bound<'_, PyAny>, rows: &mut [Row]) -> PyResult<()> {
+    let py = model.py();
+    for row in rows.iter_mut() {
+        let Row::Accepted { response, .. } = row else {
+            continue;
+        };
+        match model.call_method1("model_validate_json", (response.as_str(),)) {
+            Ok(instance) => *response = instance.call_method0("model_dump_json")?.extract()?,
+            Err(error) if error.is_instance_of::<PyValueError>(py) => {
+                *row = Row::Rejected(refused_by_model(py, &error));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 /// `response` as JSON text, written into `scratch`. A JSON value always serializes, as UTF-8;

@@ -1,6 +1,6 @@
 """What the framework integrations (LangChain, the OpenAI Agents SDK, Google ADK) share: the
-verdict on a call a framework hands over, the canonical arguments an accepted call is stored
-with, and the finish reasons that mean a turn was cut off at the output-token limit."""
+verdict on a call a framework hands over, and the canonical arguments an accepted call is
+stored with."""
 
 from __future__ import annotations
 
@@ -12,17 +12,6 @@ from ._submit_result import Accepted, Rejected, SubmitTool
 
 PARALLEL_WRAPPER = "multi_tool_use.parallel"
 """The name of the wrapper call some OpenAI models send their parallel calls in."""
-
-OUTPUT_LIMIT = {
-    "claude": ("max_tokens", "model_context_window_exceeded"),
-    "openai-chat": ("length",),
-    "openai-responses": ("max_output_tokens",),
-    "gemini": ("MAX_TOKENS",),
-}
-"""Each provider's finish reasons for a turn cut off at the output-token limit, as the parser
-reads them (a test holds the two together)."""
-
-_LIMIT = {reason: provider for provider, reasons in OUTPUT_LIMIT.items() for reason in reasons}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,38 +30,20 @@ class Unreadable:
 Outcome = Union["Accepted[Any]", Rejected, Unreadable]
 
 
-def cut_off(finish_reason: Optional[str]) -> bool:
-    """Whether ``finish_reason``, in any provider's spelling, ends a turn at the output limit."""
-    return finish_reason in _LIMIT
-
-
-def limit_reason(provider: str, finish_reason: Optional[str]) -> Optional[str]:
-    """``finish_reason`` in ``provider``'s spelling when it is an output limit in any
-    provider's (a framework may hand over another provider's word), else ``None``."""
-    return OUTPUT_LIMIT[provider][0] if cut_off(finish_reason) else None
-
-
 def handle(
     tool: SubmitTool[Any],
     arguments: Any,
     *,
-    call_id: str = "call_0",
     name: Optional[str] = None,
     finish_reason: Optional[str] = None,
 ) -> Optional[Outcome]:
-    """The verdict on a call of ``name`` (the tool's own by default): ``arguments`` as text is
-    read as an OpenAI call's argument text, anything else as a Claude ``tool_use`` input (the
-    object as the framework decoded it). ``None`` for a ``multi_tool_use.parallel`` call with no
-    entry of the tool."""
-    name = name or tool.name
+    """The verdict on a call of ``name`` (the tool's own by default) through
+    :meth:`SubmitTool.handle_arguments`: ``arguments`` as text is the model's argument text,
+    anything else the object as the framework decoded it; ``finish_reason`` in any provider's
+    spelling (a framework may hand over another provider's word). ``None`` for a
+    ``multi_tool_use.parallel`` call with no entry of the tool."""
     try:
-        if isinstance(arguments, str):
-            chat = {"id": call_id, "type": "function",
-                    "function": {"name": name, "arguments": arguments}}
-            return tool.handle("openai-chat", chat,
-                               finish_reason=limit_reason("openai-chat", finish_reason))
-        claude = {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
-        return tool.handle("claude", claude, finish_reason=limit_reason("claude", finish_reason))
+        return tool.handle_arguments(arguments, name=name, finish_reason=finish_reason)
     except (ValueError, TypeError) as error:
         return unreadable(tool, error)
 
@@ -82,12 +53,11 @@ def handle_text(
     text: str,
     *,
     finish_reason: Optional[str] = None,
-    provider: Optional[str] = None,
 ) -> Optional[Outcome]:
-    """The verdict on a call of the tool written in a text turn; ``None`` when it holds none."""
+    """The verdict on a call of the tool written in a text turn; ``None`` when it holds none.
+    ``finish_reason`` is read in any provider's spelling."""
     try:
-        reason = limit_reason(provider or "openai-chat", finish_reason)
-        return tool.handle_text(text, finish_reason=reason, provider=cast(Any, provider))
+        return tool.handle_text(text, finish_reason=finish_reason)
     except (ValueError, TypeError) as error:
         return unreadable(tool, error)
 

@@ -188,6 +188,17 @@ class SubmitTool(Generic[_R]):
     ) -> Union[Accepted[_R], Rejected, None]:
         """Handles a call in ``provider``'s shape. ``None`` only for a
         ``multi_tool_use.parallel`` call with no entry naming this tool."""
+    def handle_arguments(
+        self,
+        arguments: Union[str, Mapping[str, Any], None],
+        *,
+        name: Optional[str] = None,
+        finish_reason: Optional[str] = None,
+    ) -> Union[Accepted[_R], Rejected, None]:
+        """Handles a call's arguments alone, as an agent framework hands them over: a ``str``
+        is the argument text as the model wrote it, a dict the arguments object as decoded,
+        ``None`` no arguments. ``finish_reason`` in any provider's spelling. ``None`` only for
+        a call named ``multi_tool_use.parallel`` with no entry naming this tool."""
     def handle_text(
         self,
         text: str,

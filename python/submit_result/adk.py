@@ -97,7 +97,7 @@ class SubmitFunction(BaseTool):
         call_id = tool_context.function_call_id
         outcome = self._outcomes.pop(call_id, None) if call_id else None
         if outcome is None:
-            outcome = _integration.handle(self.submit_tool, args, call_id=call_id or "call_0")
+            outcome = _integration.handle(self.submit_tool, args)
         if outcome is None:  # pragma: no cover - a call of this tool is never a wrapper
             return {"error": f"no call of {self.submit_tool.name}"}
         if isinstance(outcome, Accepted):
@@ -118,13 +118,11 @@ class SubmitFunction(BaseTool):
         if any(part.function_call for part in parts):
             return self._calls(llm_response, parts, reason)
         text = "".join(part.text or "" for part in parts if part.text and not part.thought)
-        provider = None
         if reason == "MALFORMED_FUNCTION_CALL" and llm_response.error_message:
-            text, provider = llm_response.error_message, "gemini"
+            text = llm_response.error_message
         if not text:
             return None
-        outcome = _integration.handle_text(self.submit_tool, text, finish_reason=reason,
-                                           provider=provider)
+        outcome = _integration.handle_text(self.submit_tool, text, finish_reason=reason)
         if outcome is None:
             return None
         call = types.FunctionCall(
@@ -153,7 +151,7 @@ class SubmitFunction(BaseTool):
                 rewritten.append(part)
                 continue
             call_id = call.id or generate_client_function_call_id()
-            outcome = _integration.handle(self.submit_tool, call.args or {}, call_id=call_id,
+            outcome = _integration.handle(self.submit_tool, call.args or {},
                                           finish_reason=reason)
             if outcome is None:  # pragma: no cover - a call of this tool is never a wrapper
                 rewritten.append(part)

@@ -159,7 +159,7 @@ class SubmitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         for call_id, name, raw in calls:
             if name not in (self.submit_tool.name, PARALLEL_WRAPPER):
                 continue
-            outcome = _integration.handle(self.submit_tool, raw, call_id=call_id, name=name,
+            outcome = _integration.handle(self.submit_tool, raw, name=name,
                                           finish_reason=reason)
             if outcome is None:
                 continue  # a wrapper of other tools' calls only: LangChain's to answer
@@ -189,12 +189,11 @@ class SubmitMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         """A turn without calls: a call of the tool written in its text (or in Gemini's
         ``MALFORMED_FUNCTION_CALL`` finish message) becomes that call when accepted."""
         text: str = str(message.text)
-        provider: Optional[str] = None
         finish_message = message.response_metadata.get("finish_message")
         if reason == "MALFORMED_FUNCTION_CALL" and isinstance(finish_message, str):
-            text, provider = finish_message, "gemini"
-        outcome = (_integration.handle_text(self.submit_tool, text, finish_reason=reason,
-                                            provider=provider) if text else None)
+            text = finish_message
+        outcome = (_integration.handle_text(self.submit_tool, text, finish_reason=reason)
+                   if text else None)
         if outcome is None:
             if request.response_format is self._structured:
                 # As LangChain does for its structured output when the agent has no tools

@@ -113,8 +113,7 @@ def submit_tool(tool: SubmitTool[Any]) -> FunctionTool:
         reason = "max_output_tokens" if call is not None and call.status == "incomplete" else None
         outcome = _TEXT_CALLS.pop(context.tool_call_id, None)
         if outcome is None:
-            outcome = _integration.handle(tool, arguments, call_id=context.tool_call_id,
-                                          finish_reason=reason)
+            outcome = _integration.handle(tool, arguments, finish_reason=reason)
         if outcome is None:  # pragma: no cover - a call of this tool is never a wrapper
             raise ModelBehaviorError(f"no call of {tool.name}")
         if call is not None:

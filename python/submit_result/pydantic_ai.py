@@ -231,25 +231,14 @@ class SubmitOutput(AbstractCapability[Any], Generic[_R]):
         return validated
 
     def _handle(self, part: ToolCallPart, cut_off: bool) -> _Outcome | None:
-        """The parser's outcome for ``part``: its arguments as a dict are read as a Claude
-        ``tool_use`` input, as a string (JSON text) as an OpenAI Chat call's ``arguments``.
-        ``None`` for a wrapper call with no entry of the tool."""
+        """The parser's outcome for ``part``: its arguments as a string are the model's
+        argument text, as a dict the object as decoded. ``None`` for a wrapper call with no
+        entry of the tool."""
+        arguments = part.args if isinstance(part.args, dict) else part.args or ""
         try:
-            if isinstance(part.args, dict):
-                claude = {
-                    "type": "tool_use",
-                    "id": part.tool_call_id,
-                    "name": part.tool_name,
-                    "input": part.args,
-                }
-                stop = "max_tokens" if cut_off else None
-                return self.tool.handle("claude", claude, finish_reason=stop)
-            chat = {
-                "id": part.tool_call_id,
-                "type": "function",
-                "function": {"name": part.tool_name, "arguments": part.args or ""},
-            }
-            return self.tool.handle("openai-chat", chat, finish_reason="length" if cut_off else None)
+            return self.tool.handle_arguments(
+                arguments, name=part.tool_name, finish_reason="length" if cut_off else None
+            )
         except (ValueError, TypeError) as error:
             return _unreadable(self.tool, error)
 

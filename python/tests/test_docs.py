@@ -25,6 +25,19 @@ def test_the_readme_example_prints_what_it_says():
         "Accepted(response={'answer': '42'}, recovery='stringified'")
 
 
+def test_the_readme_arguments_example_prints_what_it_says():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    [code] = [block for block in blocks if "tool.handle_arguments(" in block]
+    names: dict = {}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(blocks[0], str(README), "exec"), names)  # builds `tool`
+        printed.truncate(0)
+        printed.seek(0)
+        exec(compile(code, str(README), "exec"), names)
+    assert printed.getvalue() == "truncated_call\n"
+
+
 def readme_block(heading):
     """The first Python block of the README after `heading`."""
     text = README.read_text(encoding="utf-8")

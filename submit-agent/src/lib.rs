@@ -49,29 +49,6 @@
 //! - `mcp` (feature `mcp`): an MCP server's tools as agent tools.
 //! - [`rules`]: the rules of the loop, written for users: turns, tools, hooks, interrupts,
 //!   stop reasons, the budget and the executor's gate.
-//!
-//! # Files
-//!
-//! - `run/`: `agent.rs` the agent and the start of a run; `turn.rs` turns and tool rounds;
-//!   `call.rs` one call through the hooks, and the seam the executor's gate plugs into;
-//!   `wrapper.rs` the `multi_tool_use.parallel` call; `resume.rs` resuming; `response.rs`,
-//!   `error.rs` and `soft_errors.rs` what a run returns, what stops it, and soft errors.
-//! - `tool/`: `mod.rs` tools and typed tools; `context.rs` the per-call context and state;
-//!   `error.rs` tool errors; `definition.rs` definitions and their per-provider form.
-//! - `hook/`: `mod.rs` the three hooks and the chain a call runs through; `approval.rs` tool
-//!   approval.
-//! - `message/`: `part.rs` messages, parts and interrupt state; `chunk.rs` stream chunks;
-//!   `wire.rs` their JSON form.
-//! - `model/`: `mod.rs` the model trait, requests, responses and errors; `stream.rs` the
-//!   run's stream; `scripted.rs` the scripted model.
-//! - `executor/`: `mod.rs` the executor and its gate; `terminal.rs` the terminal tool;
-//!   `validator.rs` result validators and findings.
-//! - `schema.rs`: input, output and resume schemas checked on values.
-//! - `transport/`: `client.rs` the one transport over any provider's API, `http.rs` sending
-//!   and retrying, `sse.rs` event streams, `wire.rs` conversions every provider shares, and
-//!   one file per provider. `runtime.rs`: the tokio runtime transports and MCP run on.
-//! - `mcp.rs`: MCP servers' tools. `cause.rs`: the `Cause` the run's errors keep.
-//! - `rules.rs`: the pages of `docs/`, shown in rustdoc.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -34,8 +34,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use serde_json::{json, Value};
-use submit_cli::args::InputFormat;
-use submit_cli::triage::{handler, open, reader, run, Input};
+use submit_cli::__private::InputFormat;
+use submit_cli::__private::{handler, open, reader, run, Input};
 use submit_core::{Options, Provider, SubmitTool};
 
 const REPEAT: usize = 1_000;

@@ -87,15 +87,18 @@ pub enum CliError {
     #[error("{}", build_message(.0))]
     Build(BuildError),
     /// `mcp` in a build without the `mcp` feature.
+    #[cfg(not(feature = "mcp"))]
     #[error(
         "this submit-result was built without the MCP server (its default feature `mcp` was \
          turned off): install it with its default features (cargo install submit-cli)"
     )]
     McpNotBuilt,
     /// The async runtime the MCP server runs on could not start.
+    #[cfg(feature = "mcp")]
     #[error("cannot start the MCP server's runtime: {0}")]
     Runtime(std::io::Error),
     /// `--listen` could not bind its address.
+    #[cfg(feature = "mcp")]
     #[error("cannot listen on {addr}: {source}: pick another address or port")]
     Listen {
         /// The address asked for.
@@ -104,6 +107,7 @@ pub enum CliError {
         source: std::io::Error,
     },
     /// `--no-auth` on an address other machines can reach.
+    #[cfg(feature = "mcp")]
     #[error(
         "--no-auth on {0}, which is not a loopback address: anyone who can reach it could \
          commit the run's result; drop --no-auth (a token is then required) or listen on \
@@ -111,6 +115,7 @@ pub enum CliError {
     )]
     NoAuthNotLoopback(std::net::SocketAddr),
     /// An `--allow-origin` value that is not an origin.
+    #[cfg(feature = "mcp")]
     #[error(
         "--allow-origin `{origin}` is not an origin ({reason}): give scheme://host[:port], \
          such as https://app.example.com"
@@ -122,15 +127,18 @@ pub enum CliError {
         reason: String,
     },
     /// `SUBMIT_RESULT_MCP_TOKEN` holds no token a header can carry.
+    #[cfg(feature = "mcp")]
     #[error(
         "SUBMIT_RESULT_MCP_TOKEN {0}: set it to visible ASCII characters (no spaces), or unset \
          it to have a token generated"
     )]
     BadToken(&'static str),
     /// No token could be generated.
+    #[cfg(feature = "mcp")]
     #[error("cannot generate a bearer token: {0}: set SUBMIT_RESULT_MCP_TOKEN instead")]
     NoRandom(String),
     /// The MCP session over standard input and output could not start or failed.
+    #[cfg(feature = "mcp")]
     #[error("mcp: {0}")]
     Mcp(String),
     /// A file that could not be created or written.

@@ -1,7 +1,7 @@
 //! The `submit-result` command-line tool: a terminal submit tool driven by a JSON Schema.
 //!
-//! This library is the tool's implementation, split from `main` so that tests and benchmarks
-//! can drive its parts; it is not a stable API. Use the `submit-result` crate from Rust.
+//! The binary runs [`main`]; that function is the whole of this library's API. From Rust, use
+//! the `submit-result` crate, which this tool is built on.
 //!
 //! ```text
 //! submit-result definition --provider claude --schema schema.json
@@ -13,34 +13,29 @@
 //!
 //! Usage mistakes, unreadable files, calls not in the provider's shape and construction errors
 //! exit with status 2 and one line on standard error. A rejected submit is a result: exit 0.
-//!
-//! # Modules
-//!
-//! - `lib.rs`: one function a subcommand, and [`main`], which `main.rs` calls.
-//! - [`args`]: the command line, and the submit tool its options build.
-//! - [`error`]: why a command failed, as the one line it prints.
-//! - [`output`] and [`shapes`]: the outcome JSON of `parse` and `triage --out`, and the
-//!   bounded view of what followed a declined payload.
-//! - [`triage`]: many calls from a file, streamed and summarized: counts, the table and the
-//!   JSON report, the HTML page, where the calls are in a batch entry, response or
-//!   conversation, and the bounded line reader that drives them.
-//! - `mcp` (feature `mcp`, on by default): the submit tool served over MCP: a `tools/call`'s
-//!   argument text cut from the message's bytes for the parser, the errors the server writes
-//!   itself, standard input and output as a transport that answers every line,
-//!   the listed `inputSchema`, the token and the allowed origins, the capped connections, the
-//!   checks every HTTP request passes, the listener and its limits, and the `--validate`
-//!   command.
+//! `submit-result <command> --help` describes each command and its options.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod args;
-pub mod error;
+mod args;
+mod error;
 #[cfg(feature = "mcp")]
-pub mod mcp;
-pub mod output;
-pub mod shapes;
-pub mod triage;
+mod mcp;
+mod output;
+mod shapes;
+mod triage;
+
+// Not public API: what the fuzz targets, the benchmarks and the memory test drive directly.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::args::InputFormat;
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::SubmitServer;
+    pub use crate::triage::{
+        handler, open, reader, run, run_limited, Handled, Input, MAX_LINE_BYTES,
+    };
+}
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Read, Write};
@@ -60,6 +55,17 @@ use crate::output::OutcomeView;
 const FAILURE: u8 = 2;
 
 /// Runs the command line of this process and returns its exit status.
+///
+/// ```no_run
+/// // The whole of the `submit-result` binary.
+/// fn main() -> std::process::ExitCode {
+///     submit_cli::main()
+/// }
+/// ```
+///
+/// Reads the subcommand and its options from the process's arguments, runs it, and prints what
+/// it prints to standard output. A failure is one line on standard error and status 2; `--help`
+/// and `--version` print and exit 0.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -33,6 +33,35 @@ pub enum StopReason {
     OutputLimit,
 }
 
+impl StopReason {
+    /// How a turn ended, from its stop reason in any provider's spelling: an output limit when
+    /// some provider's [`Provider::stop_reason`] reads it as one.
+    ///
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// use submit_result::StopReason;
+    ///
+    /// assert_eq!(StopReason::of_any_provider("length"), StopReason::OutputLimit);
+    /// assert_eq!(StopReason::of_any_provider("MAX_TOKENS"), StopReason::OutputLimit);
+    /// assert_eq!(StopReason::of_any_provider("end_turn"), StopReason::Complete);
+    /// ```
+    ///
+    /// For a caller that holds a finish reason but not the provider that spelled it: an agent
+    /// framework that hands over one provider's word through its own message type, whatever
+    /// model it talks to. No provider's word for an ordinary end is another's output limit, so
+    /// reading all four spellings loses nothing.
+    pub fn of_any_provider(spelled: &str) -> StopReason {
+        if Provider::ALL
+            .iter()
+            .any(|provider| provider.stop_reason(spelled) == StopReason::OutputLimit)
+        {
+            StopReason::OutputLimit
+        } else {
+            StopReason::Complete
+        }
+    }
+}
+
 impl Provider {
     /// How a turn ended, from its stop reason in this provider's own spelling: Anthropic
     /// `max_tokens` or `model_context_window_exceeded`, OpenAI Chat `length`, OpenAI Responses
@@ -161,6 +190,40 @@ mod tests {
         assert_eq!(argument_bytes(Arguments::Value(&json!("{\"a\""))), 4);
         assert_eq!(argument_bytes(Arguments::Value(&json!(null))), 0);
         assert_eq!(argument_bytes(Arguments::Missing), 0);
+    }
+
+    #[test]
+    fn any_providers_spelling_of_the_output_limit_is_read_without_the_provider() {
+        for reason in [
+            "max_tokens",
+            "model_context_window_exceeded",
+            "length",
+            "max_output_tokens",
+            "MAX_TOKENS",
+        ] {
+            assert_eq!(
+                StopReason::of_any_provider(reason),
+                StopReason::OutputLimit,
+                "{reason}"
+            );
+        }
+        for other in [
+            "stop",
+            "end_turn",
+            "tool_use",
+            "tool_calls",
+            "STOP",
+            "MALFORMED_FUNCTION_CALL",
+            "",
+            "Length",
+            "max_tokens ",
+        ] {
+            assert_eq!(
+                StopReason::of_any_provider(other),
+                StopReason::Complete,
+                "{other}"
+            );
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use std::io::Write;
 
 use serde_json::{json, Value};
-use submit_cli::mcp::SubmitServer;
+use submit_cli::__private::SubmitServer;
 use submit_result::{Options, SubmitTool};
 use tokio::io::{AsyncBufReadExt, BufReader};
 

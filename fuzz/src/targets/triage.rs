@@ -8,8 +8,8 @@
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use submit_cli::args::InputFormat;
-use submit_cli::triage::{reader, run_limited, Input};
+use submit_cli::__private::InputFormat;
+use submit_cli::__private::{reader, run_limited, Input};
 use submit_result::{Options, Provider, SubmitTool};
 
 const MAX_LINE: usize = 1024;

@@ -56,7 +56,7 @@ mod schema;
 mod stdio;
 mod validate;
 
-pub use validate::{parse_findings, run_validator, ValidatorError};
+pub use validate::run_validator;
 
 /// What a submit after the accepted one is told.
 pub const ALREADY_ACCEPTED: &str = "a terminal result was already accepted";
@@ -221,7 +221,7 @@ impl SubmitServer {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use serde_json::json;
-    /// use submit_cli::mcp::SubmitServer;
+    /// use submit_cli::__private::SubmitServer;
     /// use submit_core::{Options, SubmitTool};
     ///
     /// let schema = json!({"type": "object", "properties": {"summary": {"type": "string"}}});

@@ -23,11 +23,11 @@
 //! conversation (which carry no stop reason), is found with [`StopReason::Complete`].
 //!
 //! A turn of a whole response that made no call of the submit tool also gives its visible text
-//! ([`FoundText`]), to be read for a call the model wrote as text: an Anthropic message's
-//! `text` blocks, a chat choice's `message.content` (a string, or its `text` parts), a
-//! Responses object's `output_text` parts of its `message` items, a Gemini candidate's `text`
-//! parts that are not thoughts and, when its `finishReason` is `MALFORMED_FUNCTION_CALL`, its
-//! `finishMessage` (where Gemini puts the call it could not parse). Reasoning and thinking are
+//! ([`FoundText`](super::line::FoundText)), to be read for a call the model wrote as text: an
+//! Anthropic message's `text` blocks, a chat choice's `message.content` (a string, or its `text`
+//! parts), a Responses object's `output_text` parts of its `message` items, a Gemini candidate's
+//! `text` parts that are not thoughts and, when its `finishReason` is `MALFORMED_FUNCTION_CALL`,
+//! its `finishMessage` (where Gemini puts the call it could not parse). Reasoning and thinking are
 //! never part of it. The text is found with [`StopReason::OutputLimit`] when its turn stopped at
 //! the limit and no tool call follows it. Bare calls and conversations give no text.
 
@@ -39,7 +39,7 @@ use super::detect::detect;
 use super::response::{claude_message, response_of};
 use crate::args::InputFormat;
 
-pub use super::line::{Found, FoundText, Line};
+pub use super::line::{Found, Line};
 
 /// Reads `value` as `format` says (or, under [`InputFormat::Auto`], as its shape says),
 /// finding the calls of the tool named `tool`. A bare call is read in `provider`'s shape

@@ -60,7 +60,7 @@ pub fn handler(
 /// Handles lines with `tool`, each read as `format` says (see [`InputFormat`]), every call of
 /// the tool found by its name; a bare call is read in `provider`'s shape. A submit call that is
 /// the last tool call of a response that stopped at the output-token limit is rejected with
-/// cause `truncated_call` (see [`find`]).
+/// cause `truncated_call` (see `find`).
 ///
 /// Under [`InputFormat::Auto`] the line's top-level members are read first, without decoding
 /// them, to tell what it holds; a bare call (under `Auto` or [`InputFormat::Call`]) is handed to

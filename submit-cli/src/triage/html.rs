@@ -13,14 +13,6 @@ const LABEL_WIDTH: f64 = 190.0;
 const BAR_HEIGHT: f64 = 22.0;
 
 /// The page for `report`.
-///
-/// ```
-/// use submit_cli::triage::{html, Summary};
-///
-/// let page = html(&Summary::default().report(10));
-/// assert!(page.starts_with("<!DOCTYPE html>"));
-/// assert!(page.contains("<svg"));
-/// ```
 pub fn html(report: &Report) -> String {
     let mut page = String::with_capacity(16 * 1024);
     page.push_str(HEAD);
@@ -246,6 +238,14 @@ mod tests {
     use super::super::test_support::{accepted, parameter, payload, recovered};
     use super::*;
     use submit_core::{ParameterCause, Recovery, RecoveryKind, TextFormat};
+
+    #[test]
+    fn an_empty_report_is_a_whole_page_with_its_chart() {
+        let page = html(&Summary::default().report(10));
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert!(page.contains("<svg id=\"chart\""));
+        assert!(page.trim_end().ends_with("</html>"));
+    }
 
     #[test]
     fn text_from_the_input_is_escaped() {

@@ -35,13 +35,7 @@ mod summary;
 #[cfg(test)]
 mod test_support;
 
-pub use found::{find, Found, FoundText, Line};
-pub use handler::{handler, reader, Entry, Handled};
+pub use handler::{handler, reader, Handled};
 pub use html::html;
-pub use input::{open, Compression, OpenError, ReadCount, Source};
+pub use input::{open, Compression, OpenError};
 pub use read::{run, run_limited, Input, StreamError, MAX_LINE_BYTES, MAX_THREADS};
-pub use report::{
-    Causes, Classes, DeclinedShape, FailedEntries, Malformed, Recoveries, Report, Row, RowKind,
-    Share,
-};
-pub use summary::{MalformedLine, Summary, MALFORMED_KEPT};

@@ -40,7 +40,7 @@ impl<R: BufRead> Input<R> {
     /// The calls in `reader`, one a line, handled on one thread with no progress line.
     ///
     /// ```
-    /// use submit_cli::triage::Input;
+    /// use submit_cli::__private::Input;
     ///
     /// let input = Input::new(&b"{}\n"[..]).threads(4).progress(false);
     /// # let _ = input;
@@ -103,7 +103,7 @@ pub enum StreamError {
 }
 
 /// Reads every line of `input`, handles each with `handle` (one call a line, a [`Handled`],
-/// or any number, an [`Entry`]), writes each outcome to `out` (when given) as one JSON line
+/// or any number, an `Entry`), writes each outcome to `out` (when given) as one JSON line
 /// tagged with its line number and origin, in input order, and returns the counts. A line that
 /// is empty, refused by `handle` (not JSON, not a call), or longer than [`MAX_LINE_BYTES`] is
 /// counted as malformed and skipped; a batch entry with no answer, or a line with no call, is
@@ -115,7 +115,7 @@ pub enum StreamError {
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use submit_cli::triage::{run, Handled, Input};
+/// use submit_cli::__private::{run, Handled, Input};
 /// use submit_core::{Accepted, Outcome};
 ///
 /// // A stand-in for a tool's handler: accepts `{"ok": …}`, refuses anything else.

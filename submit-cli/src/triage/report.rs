@@ -193,14 +193,6 @@ pub struct Recoveries {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextFormats(pub [Share; TextFormat::ALL.len()]);
 
-impl TextFormats {
-    /// The share of `format`; none for a format this build does not know.
-    pub fn get(&self, format: TextFormat) -> Option<Share> {
-        let at = TextFormat::ALL.iter().position(|f| *f == format)?;
-        self.0.get(at).copied()
-    }
-}
-
 impl Serialize for TextFormats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -633,7 +625,7 @@ mod tests {
             );
             assert_eq!(value["call_in_text_format"][name]["count"], 1, "{name}");
             assert_eq!(
-                report.call_in_text_format.get(format).map(|s| s.count),
+                report.call_in_text_format.0.get(at).map(|s| s.count),
                 Some(1)
             );
         }

@@ -178,25 +178,6 @@ impl Summary {
     /// Adds the counts of `later`, lines counted apart that come after these, as if they had
     /// been counted here.
     ///
-    /// ```
-    /// use serde_json::json;
-    /// use submit_cli::triage::Summary;
-    /// use submit_core::{Accepted, Outcome};
-    ///
-    /// let accepted = Outcome::Accepted(Accepted::new(json!({}), String::new(), json!({})));
-    /// let mut first = Summary::default();
-    /// first.lines = 2;
-    /// first.record_malformed(1, "empty line");
-    /// first.record(&accepted, None);
-    /// let mut later = Summary::default();
-    /// later.lines = 1;
-    /// later.record_malformed(3, "empty line");
-    /// first.add(later);
-    /// assert_eq!((first.lines, first.malformed, first.clean), (3, 2, 1));
-    /// let lines: Vec<u64> = first.malformed_first.iter().map(|m| m.line).collect();
-    /// assert_eq!(lines, [1, 3]);
-    /// ```
-    ///
     /// Every count is summed, the malformed lines kept by number as far as [`MALFORMED_KEPT`]
     /// goes. Declined shapes are not added: `later` counts them with [`Summary::count`], which
     /// leaves them to the caller.
@@ -317,6 +298,28 @@ fn sanitize(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+    use submit_core::Accepted;
+
+    #[test]
+    fn a_later_summary_adds_its_counts_and_malformed_lines_after_these() {
+        let accepted = Outcome::Accepted(Accepted::new(json!({}), String::new(), json!({})));
+        let mut first = Summary {
+            lines: 2,
+            ..Summary::default()
+        };
+        first.record_malformed(1, "empty line");
+        first.record(&accepted, None);
+        let mut later = Summary {
+            lines: 1,
+            ..Summary::default()
+        };
+        later.record_malformed(3, "empty line");
+        first.add(later);
+        assert_eq!((first.lines, first.malformed, first.clean), (3, 2, 1));
+        let lines: Vec<u64> = first.malformed_first.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [1, 3]);
+    }
 
     #[test]
     fn malformed_lines_keep_the_first_numbers_only() {

@@ -5,7 +5,7 @@
 use std::io::{BufReader, Read};
 
 use serde_json::json;
-use submit_cli::triage::{run, Handled, Input, MAX_LINE_BYTES};
+use submit_cli::__private::{run, Handled, Input, MAX_LINE_BYTES};
 use submit_core::{Accepted, Outcome};
 
 use crate::counting_alloc;
