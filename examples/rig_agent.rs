@@ -2,8 +2,8 @@
 //!
 //! The model is rig's own OpenAI Chat Completions client; its HTTP client is rig's scripted
 //! double, answering with a Chat Completions body in which the model JSON-encoded its payload
-//! into a string (`tests/transport/openai_chat/stringified_submit.json`, written in the shape
-//! of the recorded bodies beside it). rig's agent loop dispatches the call to the submit tool
+//! into a string (`submit-agent/tests/transport/openai_chat/stringified_submit.json`, written
+//! in the shape of the recorded bodies beside it). rig's agent loop dispatches the call to the submit tool
 //! with the raw argument text; the tool recovers the payload, commits it, and the handle, as
 //! the agent's hook, ends the run before another model call is spent.
 //!
@@ -28,7 +28,8 @@ struct CityFacts {
 }
 
 /// The model's only turn, as the provider would send it.
-const REPLY: &str = include_str!("../tests/transport/openai_chat/stringified_submit.json");
+const REPLY: &str =
+    include_str!("../submit-agent/tests/transport/openai_chat/stringified_submit.json");
 
 fn main() -> Result<(), Box<dyn Error>> {
     let tool = SubmitTool::<CityFacts>::new(Options::new())?;

@@ -20,17 +20,9 @@ fn tool() -> SubmitTool<Analysis> {
     SubmitTool::new(Options::new().payload_field_name("analysis")).unwrap()
 }
 
+/// A call of `submit_result` in `provider`'s shape carrying `arguments`.
 fn call(provider: Provider, arguments: &Value) -> Value {
-    match provider {
-        Provider::Claude => {
-            json!({"type": "tool_use", "id": "toolu_1", "name": "submit_result", "input": arguments})
-        }
-        Provider::Gemini => json!({"functionCall": {"name": "submit_result", "args": arguments}}),
-        Provider::OpenAiChat => json!({"id": "call_1", "type": "function",
-            "function": {"name": "submit_result", "arguments": arguments.to_string()}}),
-        Provider::OpenAiResponses => json!({"type": "function_call", "call_id": "call_1",
-            "name": "submit_result", "arguments": arguments.to_string()}),
-    }
+    provider.call("submit_result", Some("call_1"), arguments)
 }
 
 fn each(tool: &SubmitTool<Analysis>, arguments: Value) -> Vec<Outcome<Analysis>> {

@@ -238,9 +238,10 @@ fn a_call_of_another_name_reaches_rig_not_the_submit_tool() {
 }
 
 /// The model's answer: a Chat Completions body whose submit payload is JSON-encoded into a
-/// string (`tests/transport/openai_chat/stringified_submit.json`, written in the shape of the
-/// recorded bodies beside it).
-const STRINGIFIED_REPLY: &str = include_str!("transport/openai_chat/stringified_submit.json");
+/// string (`submit-agent/tests/transport/openai_chat/stringified_submit.json`, written in the
+/// shape of the recorded bodies beside it).
+const STRINGIFIED_REPLY: &str =
+    include_str!("../submit-agent/tests/transport/openai_chat/stringified_submit.json");
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
 struct CityFacts {

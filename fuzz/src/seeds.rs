@@ -1,7 +1,7 @@
 //! The seeds each target starts from, beside its saved corpus: built-in inputs, every vector
 //! of the parser's corpus (`submit-core/tests/corpus/`: arguments, calls, model texts and
-//! wrappers), and every recorded provider answer (`tests/recordings/`), framed as the providers
-//! frame their streams.
+//! wrappers), and every recorded provider answer (`submit-agent/tests/recordings/`), framed as
+//! the providers frame their streams.
 
 use std::path::{Path, PathBuf};
 
@@ -75,26 +75,15 @@ fn arguments() -> Vec<String> {
             .to_string(),
         json!({"reasoning": "r</parameter>\n<parameter name=\"summary\">s"}).to_string(),
     ];
-    let Ok(entries) = std::fs::read_dir(root().join("submit-core/tests/corpus")) else {
-        return seeds;
-    };
-    for entry in entries.flatten() {
-        let Ok(text) = std::fs::read_to_string(entry.path()) else {
-            continue;
-        };
-        let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        for vector in vectors {
-            if let Some(arguments) = vector.get("arguments") {
-                seeds.push(arguments.to_string());
-            }
-            if let Some(Value::String(text)) = vector.get("arguments_text") {
-                seeds.push(text.clone());
-            }
-            if let Some(call) = vector.get("call") {
-                seeds.push(call.to_string());
-            }
+    for vector in submit_test_kit::corpus::vectors().unwrap_or_default() {
+        if let Some(arguments) = vector.get("arguments") {
+            seeds.push(arguments.to_string());
+        }
+        if let Some(Value::String(text)) = vector.get("arguments_text") {
+            seeds.push(text.clone());
+        }
+        if let Some(call) = vector.get("call") {
+            seeds.push(call.to_string());
         }
     }
     seeds
@@ -139,25 +128,14 @@ fn texts() -> Vec<String> {
                "parameters": {"reasoning": "r", "analysis": {"summary": "s"}}},
                {"recipient_name": "functions.get_weather", "parameters": {"city": "Oslo"}}]}).to_string(),
     ]);
-    let Ok(entries) = std::fs::read_dir(root().join("submit-core/tests/corpus")) else {
-        return seeds;
-    };
-    for entry in entries.flatten() {
-        let Ok(text) = std::fs::read_to_string(entry.path()) else {
-            continue;
-        };
-        let Ok(Value::Array(vectors)) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        for vector in vectors {
-            if let Some(Value::String(text)) = vector.get("text") {
-                seeds.push(text.clone());
-            }
-            match vector.get("wrapper") {
-                Some(Value::String(text)) => seeds.push(text.clone()),
-                Some(wrapper) => seeds.push(wrapper.to_string()),
-                None => {}
-            }
+    for vector in submit_test_kit::corpus::vectors().unwrap_or_default() {
+        if let Some(Value::String(text)) = vector.get("text") {
+            seeds.push(text.clone());
+        }
+        match vector.get("wrapper") {
+            Some(Value::String(text)) => seeds.push(text.clone()),
+            Some(wrapper) => seeds.push(wrapper.to_string()),
+            None => {}
         }
     }
     seeds
@@ -184,7 +162,8 @@ fn streams() -> Vec<Vec<u8>> {
         .iter()
         .enumerate()
     {
-        let Ok(entries) = std::fs::read_dir(root().join("tests/recordings").join(dir)) else {
+        let Ok(entries) = std::fs::read_dir(root().join("submit-agent/tests/recordings").join(dir))
+        else {
             continue;
         };
         for entry in entries.flatten() {

@@ -1,6 +1,6 @@
 // The corpus of model-mistake vectors (`submit-core/tests/corpus/*.json`) as the tests read it:
 // the vectors, the tool each vector's options build, and the calls it runs as, the same
-// reading as the Rust corpus runner's (`submit-core/src/parse/corpus.rs`).
+// reading as the Rust corpus runner's (`submit-core/src/parse/tests/corpus.rs`).
 
 import { readdirSync, readFileSync } from "node:fs";
 

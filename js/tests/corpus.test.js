@@ -1,6 +1,6 @@
 // Every vector of `submit-core/tests/corpus/*.json` through `handle` and `handleText`, compared
 // with the vector's expected verdict field by field, as the Rust corpus runner
-// (`submit-core/src/parse/corpus.rs`) compares it.
+// (`submit-core/src/parse/tests/corpus.rs`) compares it.
 //
 // A vector with a `schema` option builds its tool from that document, as Rust does, and every
 // field is compared exactly. A vector without one runs in Rust against the sample type, decoded

@@ -1,5 +1,5 @@
 """Every vector of `submit-core/tests/corpus/*.json` through the Python API, compared with the
-vector's expected verdict as `submit-core/src/parse/corpus.rs` compares it.
+vector's expected verdict as `submit-core/src/parse/tests/corpus.rs` compares it.
 
 A vector with a `schema` option builds its tool from that document, as Rust does, and every
 field is compared exactly. A vector without one is run in Rust against the sample type

@@ -1,7 +1,7 @@
 //! The corpus (`submit-core/tests/corpus/*.json`): its vectors, the tools their options
 //! describe, and the (provider, native call) pairs each vector runs as — the same reading as
-//! the corpus runner of `submit-core` (`submit-core/src/parse/corpus.rs`), copied here so this
-//! suite stands on its own.
+//! the corpus runner of `submit-core` (`submit-core/src/parse/tests/corpus.rs`), the files read
+//! by `submit_test_kit::corpus` as that runner reads them.
 //!
 //! Besides calls, a vector may carry a model's visible text turn (`text`, read by
 //! `SubmitTool::handle_text`) or the arguments of a `multi_tool_use.parallel` call (`wrapper`,
@@ -17,9 +17,6 @@ use serde_json::{json, Value};
 use submit_result::{
     Arguments, Incoming, Options, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
 };
-
-/// Where the corpus files are.
-pub const CORPUS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/submit-core/tests/corpus");
 
 /// The sample response type of the corpus (as the corpus runner of `submit-core` declares it).
 #[derive(Clone, Debug, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -77,64 +74,23 @@ pub fn tool_name(options: &Value) -> &str {
 
 /// Every vector of every corpus file, in file order; a duplicate name is an error.
 pub fn load() -> Result<Vec<Arc<Vector>>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(CORPUS_DIR)
-        .map_err(|e| format!("cannot list {CORPUS_DIR}: {e}"))?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    files.sort();
-    let mut names = std::collections::HashSet::new();
     let mut vectors = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        let list: Vec<Value> = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a JSON array: {e}", file.display()))?;
-        for raw in list {
-            let name = raw["name"]
-                .as_str()
-                .ok_or_else(|| format!("a vector of {} has no name", file.display()))?
-                .to_owned();
-            if !names.insert(name.clone()) {
-                return Err(format!("duplicate vector name {name}"));
-            }
-            let options = raw.get("options").cloned().unwrap_or_else(|| json!({}));
-            let cases = cases(&raw, tool_name(&options)).map_err(|e| format!("{name}: {e}"))?;
-            let kind = kind(&raw).map_err(|e| format!("{name}: {e}"))?;
-            let stop = stop_of(&raw).map_err(|e| format!("{name}: {e}"))?;
-            vectors.push(Arc::new(Vector {
-                name,
-                options,
-                expected: raw["expected"].clone(),
-                kind,
-                stop,
-                cases,
-            }));
-        }
+    for raw in submit_test_kit::corpus::vectors()? {
+        let name = raw["name"].as_str().unwrap_or_default().to_owned();
+        let options = raw.get("options").cloned().unwrap_or_else(|| json!({}));
+        let cases = cases(&raw, tool_name(&options)).map_err(|e| format!("{name}: {e}"))?;
+        let kind = kind(&raw).map_err(|e| format!("{name}: {e}"))?;
+        let stop = stop_of(&raw).map_err(|e| format!("{name}: {e}"))?;
+        vectors.push(Arc::new(Vector {
+            name,
+            options,
+            expected: raw["expected"].clone(),
+            kind,
+            stop,
+            cases,
+        }));
     }
     Ok(vectors)
-}
-
-/// The native call of `provider` to the tool `name`, carrying `arguments`.
-fn native_call(provider: Provider, arguments: &Value, name: &str) -> Value {
-    let text = arguments.to_string();
-    match provider {
-        Provider::Claude => json!({"type": "tool_use", "id": "toolu_01", "name": name,
-                                   "input": arguments}),
-        Provider::Gemini => json!({"functionCall": {"name": name, "args": arguments}}),
-        Provider::OpenAiChat => text_call(provider, &text, name),
-        Provider::OpenAiResponses => text_call(provider, &text, name),
-    }
-}
-
-/// The native call of an OpenAI provider to the tool `name`, carrying argument text as sent.
-fn text_call(provider: Provider, text: &str, name: &str) -> Value {
-    match provider {
-        Provider::OpenAiChat => json!({"id": "call_01", "type": "function",
-                                       "function": {"name": name, "arguments": text}}),
-        _ => json!({"type": "function_call", "call_id": "call_01", "name": name,
-                    "arguments": text}),
-    }
 }
 
 /// What `vector` carries; a text that is not a string is an error.
@@ -183,13 +139,13 @@ fn cases(vector: &Value, name: &str) -> Result<Vec<(Provider, Value)>, String> {
     if let Some(arguments) = vector.get("arguments") {
         return Ok(Provider::ALL
             .into_iter()
-            .map(|provider| (provider, native_call(provider, arguments, name)))
+            .map(|provider| (provider, provider.call(name, Some("call_01"), arguments)))
             .collect());
     }
     if let Some(text) = vector.get("arguments_text").and_then(Value::as_str) {
         return Ok([Provider::OpenAiChat, Provider::OpenAiResponses]
             .into_iter()
-            .map(|provider| (provider, text_call(provider, text, name)))
+            .map(|provider| (provider, provider.call(name, Some("call_01"), text)))
             .collect());
     }
     if vector.get("text").is_some() {
@@ -205,7 +161,12 @@ fn cases(vector: &Value, name: &str) -> Result<Vec<(Provider, Value)>, String> {
         };
         return Ok([Provider::OpenAiChat, Provider::OpenAiResponses]
             .into_iter()
-            .map(|provider| (provider, text_call(provider, &text, PARALLEL_WRAPPER)))
+            .map(|provider| {
+                (
+                    provider,
+                    provider.call(PARALLEL_WRAPPER, Some("call_01"), &text),
+                )
+            })
             .collect());
     }
     let call = vector

@@ -53,12 +53,7 @@ pub struct RealCase {
 
 /// The real cases with argument text (25), each with its tool built from the vector's options.
 pub fn real_cases() -> Vec<RealCase> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/submit-core/tests/corpus/13_real_cases.json"
-    );
-    let vectors: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let vectors = submit_test_kit::corpus::file("13_real_cases.json").unwrap();
     vectors
         .iter()
         .filter_map(|vector| {

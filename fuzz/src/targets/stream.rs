@@ -11,7 +11,7 @@ use submit_result::agent::transport::{
 };
 
 /// Limits far above the inputs the fuzzer writes (its `-max_len`), so the pieces cannot
-/// decide an outcome; the limits themselves are tested in `tests/transport_limits.rs`.
+/// decide an outcome; the limits themselves are tested in `submit-agent/tests/transport_limits.rs`.
 const EVENT_BYTES: usize = 16 << 20;
 const STREAM_BYTES: usize = 64 << 20;
 

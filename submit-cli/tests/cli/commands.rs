@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
 use serde_json::{json, Value};
-use submit_core::{DEFAULT_DESCRIPTION, REASONING_DESCRIPTION};
+use submit_core::{Provider, DEFAULT_DESCRIPTION, REASONING_DESCRIPTION};
 
 const BIN: &str = env!("CARGO_BIN_EXE_submit-result");
 
@@ -399,7 +399,7 @@ fn parse_stdin(provider: &str, call: &Value) -> Value {
 }
 
 fn tool_use(input: Value) -> Value {
-    json!({"type": "tool_use", "id": "toolu_x", "name": "submit_result", "input": input})
+    Provider::Claude.call("submit_result", Some("toolu_x"), &input)
 }
 
 #[test]
@@ -501,19 +501,17 @@ fn clean_calls() -> [(&'static str, Value, usize); 4] {
         ("claude", tool_use(arguments.clone()), 66),
         (
             "openai-chat",
-            json!({"id": "call_1", "type": "function",
-                   "function": {"name": "submit_result", "arguments": text}}),
+            Provider::OpenAiChat.call("submit_result", Some("call_1"), text),
             70,
         ),
         (
             "openai-responses",
-            json!({"type": "function_call", "call_id": "call_1", "name": "submit_result",
-                   "arguments": text}),
+            Provider::OpenAiResponses.call("submit_result", Some("call_1"), text),
             70,
         ),
         (
             "gemini",
-            json!({"functionCall": {"name": "submit_result", "args": arguments}}),
+            Provider::Gemini.call("submit_result", None, &arguments),
             66,
         ),
     ]
@@ -901,25 +899,13 @@ fn exit_0_for_a_rejected_submit() {
 
 /// How a generated line is framed for a provider, given the call's arguments.
 fn frame(provider: &str, arguments: &Value) -> String {
-    match provider {
-        "claude" => tool_use(arguments.clone()).to_string(),
-        "gemini" => {
-            json!({"functionCall": {"name": "submit_result", "args": arguments}}).to_string()
-        }
-        "openai-chat" => json!({
-            "id": "call_x",
-            "type": "function",
-            "function": {"name": "submit_result", "arguments": arguments.to_string()}
-        })
-        .to_string(),
-        _ => json!({
-            "type": "function_call",
-            "call_id": "call_x",
-            "name": "submit_result",
-            "arguments": arguments.to_string()
-        })
-        .to_string(),
-    }
+    let id = match provider {
+        "claude" => Some("toolu_x"),
+        "gemini" => None,
+        _ => Some("call_x"),
+    };
+    let provider: Provider = provider.parse().unwrap();
+    provider.call("submit_result", id, arguments).to_string()
 }
 
 /// The kinds of generated lines, in the order they repeat: every twelfth line has the same

@@ -1,7 +1,9 @@
 //! The tests of `submit-cli`: one test binary, a module per topic.
 
-// Helpers.
-mod counting_alloc;
+// The allocator that counts, for `triage_memory`: the test binary allocates through it.
+#[global_allocator]
+static ALLOCATOR: submit_test_kit::counting_alloc::Counting =
+    submit_test_kit::counting_alloc::Counting;
 
 // Topics.
 mod commands;

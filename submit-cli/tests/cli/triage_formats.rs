@@ -582,14 +582,14 @@ fn the_table_lists_truncated_calls_in_their_row_under_parameter() {
     assert_eq!(numbers, ["9", "81.82%"], "{table}");
 }
 
-/// A recorded answer (Bedrock's Anthropic Messages, `tests/recordings/claude/` of the facade,
+/// A recorded answer (Bedrock's Anthropic Messages, `submit-agent/tests/recordings/claude/`,
 /// where its provenance is) that stopped at `max_tokens` while writing a `calculate` call,
 /// which Anthropic answered as `"input": {}`: triage reads the body's stop reason and counts
 /// the call as cut, not as a call missing its parameter.
 #[test]
 fn a_recorded_anthropic_answer_cut_at_max_tokens_counts_its_last_call_as_truncated() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/recordings/claude/should-handle-multiple-tools-in-single-request.json");
+        .join("../submit-agent/tests/recordings/claude/should-handle-multiple-tools-in-single-request.json");
     let recording: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let body = &recording[0]["response"];
     let schema = recording[0]["body"]["tools"][1]["input_schema"].clone();

@@ -7,8 +7,7 @@ use std::io::{BufReader, Read};
 use serde_json::json;
 use submit_cli::__private::{run, Handled, Input, MAX_LINE_BYTES};
 use submit_core::{Accepted, Outcome};
-
-use crate::counting_alloc;
+use submit_test_kit::counting_alloc;
 
 /// `long` bytes of `a`, a newline, then `tail`, made as they are read (never held whole).
 struct Generated {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
+use submit_core::{Arguments, Provider};
 
 use crate::commands::gen_calls;
 
@@ -35,23 +36,10 @@ fn corpus_schema(dir: &Path) -> PathBuf {
     path
 }
 
-/// A call of `provider` to `name` carrying `arguments` (a value; OpenAI's as its text).
-fn native(provider: &str, name: &str, arguments: &Value) -> Value {
-    match provider {
-        "claude" => json!({"type": "tool_use", "id": "toolu_01", "name": name, "input": arguments}),
-        "gemini" => json!({"functionCall": {"name": name, "args": arguments}}),
-        _ => text_call(provider, name, &arguments.to_string()),
-    }
-}
-
-/// An OpenAI call of `provider` to `name` carrying argument text.
-fn text_call(provider: &str, name: &str, text: &str) -> Value {
-    match provider {
-        "openai-chat" => json!({"id": "call_01", "type": "function",
-                                "function": {"name": name, "arguments": text}}),
-        _ => json!({"type": "function_call", "call_id": "call_01", "name": name,
-                    "arguments": text}),
-    }
+/// A call of `provider` (its command-line name) to `name` carrying `arguments`.
+fn call<'a>(provider: &str, name: &str, arguments: impl Into<Arguments<'a>>) -> Value {
+    let provider: Provider = provider.parse().unwrap();
+    provider.call(name, Some("call_01"), arguments)
 }
 
 /// A whole response of `provider` whose turn is `text`, ended as usual.
@@ -74,28 +62,20 @@ fn text_response(provider: &str, text: &str) -> Value {
 /// a whole response (an Anthropic message, a chat completion, a Responses object, a Gemini
 /// answer), so the lines mix bare calls and responses.
 fn corpus_lines(provider: &str) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../submit-core/tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 20, "{files:?}");
+    let files = submit_test_kit::corpus::files().unwrap();
+    assert!(files.len() >= 20, "{} corpus files", files.len());
     let openai = provider.starts_with("openai");
     let mut lines = Vec::new();
-    for file in files {
-        let vectors: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for (_, vectors) in files {
         for vector in vectors {
             let name = vector["options"]["name"]
                 .as_str()
                 .unwrap_or("submit_result");
             let calls: Vec<Value> = if let Some(arguments) = vector.get("arguments") {
-                vec![native(provider, name, arguments)]
+                vec![call(provider, name, arguments)]
             } else if let Some(text) = vector["arguments_text"].as_str() {
                 openai
-                    .then(|| text_call(provider, name, text))
+                    .then(|| call(provider, name, text))
                     .into_iter()
                     .collect()
             } else if let Some(call) = vector.get("call") {
@@ -111,7 +91,7 @@ fn corpus_lines(provider: &str) -> Vec<String> {
                     .as_str()
                     .map_or_else(|| wrapper.to_string(), str::to_owned);
                 openai
-                    .then(|| text_call(provider, "multi_tool_use.parallel", &text))
+                    .then(|| call(provider, "multi_tool_use.parallel", &text))
                     .into_iter()
                     .collect()
             } else if let Some(text) = vector["text"].as_str() {

@@ -339,7 +339,7 @@ fn assemble<'a>(members: impl Iterator<Item = (Cow<'a, str>, Picked<'a>)>) -> Js
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::object_of;
+    use super::super::tests::testing::object_of;
     use super::*;
     use serde_json::json;
 

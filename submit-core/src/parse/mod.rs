@@ -15,9 +15,9 @@
 //! decodes the payload object in place while it reads argument text, and step *Nested payload*
 //! decodes an object it recovers from a string or from the reasoning as it finds its end. Each fast
 //! path falls back to the general reading of its own step on anything it does not expect, so every
-//! rejection and every recovery is decided and worded in one place. `properties.rs` checks, on
-//! generated and damaged calls, that the parser with and without the fast paths gives the same
-//! outcome, call for call.
+//! rejection and every recovery is decided and worded in one place. `tests/properties.rs`
+//! checks, on generated and damaged calls, that the parser with and without the fast paths gives
+//! the same outcome, call for call.
 
 mod arguments;
 mod closing;
@@ -32,12 +32,6 @@ pub(crate) mod text;
 mod values;
 mod whole;
 
-#[cfg(test)]
-mod corpus;
-#[cfg(test)]
-mod properties;
-#[cfg(test)]
-pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 

@@ -240,7 +240,7 @@ fn echo(field: &str, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::object_of;
+    use super::super::tests::testing::object_of;
     use super::*;
     use serde_json::json;
 

@@ -63,7 +63,7 @@ pub(crate) fn trim_space(text: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::object_of;
+    use super::super::tests::testing::object_of;
     use super::*;
     use serde_json::json;
 

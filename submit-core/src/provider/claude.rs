@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -55,6 +56,21 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, object, "name")?),
         arguments: envelope::value_arguments(object, "input"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A `tool_use` block calling `name` with `arguments`: `input` holds a value as it is and
+/// argument text as a JSON string; missing arguments leave `input` out, no id leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    super::present([
+        ("type", Some(Value::from("tool_use"))),
+        ("id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("input", super::value_of(arguments)),
+    ])
 }
 
 #[cfg(test)]

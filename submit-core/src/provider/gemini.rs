@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -66,6 +67,21 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, function_call, "name")?),
         arguments: envelope::value_arguments(function_call, "args"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A `functionCall` part calling `name` with `arguments`: `args` holds a value as it is and
+/// argument text as a JSON string; missing arguments leave `args` out, no id leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let function_call = super::present([
+        ("id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("args", super::value_of(arguments)),
+    ]);
+    serde_json::json!({ "functionCall": function_call })
 }
 
 #[cfg(test)]

@@ -137,6 +137,90 @@ impl Provider {
             Provider::OpenAiResponses => openai_responses::read_call(call),
         }
     }
+
+    /// A call of the tool `name` in this provider's native shape, for fixtures and tests.
+    ///
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// use serde_json::json;
+    /// use submit_result::{Arguments, Provider};
+    ///
+    /// let arguments = json!({"reasoning": "checked", "analysis": {"summary": "ok"}});
+    /// let call = Provider::Claude.call("submit_result", Some("toolu_01"), &arguments);
+    /// assert_eq!(
+    ///     call,
+    ///     json!({"type": "tool_use", "id": "toolu_01", "name": "submit_result", "input": arguments})
+    /// );
+    ///
+    /// // Argument text stays as written: here, a member given twice.
+    /// let text = r#"{"reasoning": "r", "reasoning": "again"}"#;
+    /// let call = Provider::OpenAiChat.call("submit_result", Some("call_01"), text);
+    /// assert_eq!(call["function"]["arguments"], text);
+    /// assert!(matches!(
+    ///     Provider::OpenAiChat.read_call(&call).unwrap().arguments,
+    ///     Arguments::Text(read) if read == text
+    /// ));
+    /// ```
+    ///
+    /// The shapes are those [`read_call`](Provider::read_call) reads: an Anthropic `tool_use`
+    /// block (`{"type": "tool_use", "id", "name", "input"}`), a Gemini `functionCall` part
+    /// (`{"functionCall": {"id", "name", "args"}}`), an OpenAI Chat tool call (`{"id", "type":
+    /// "function", "function": {"name", "arguments"}}`) and a Responses `function_call` item
+    /// (`{"type": "function_call", "call_id", "name", "arguments"}`).
+    ///
+    /// `id` is the call's id (`id`, or `call_id` in a Responses item); `None` leaves it out, as
+    /// Gemini's answers do.
+    ///
+    /// `arguments` is a JSON value (`&Value`), argument text (`&str`, `&String`) or any
+    /// [`Arguments`]. The two OpenAI shapes carry text: argument text goes in exactly as given
+    /// (a repeated member, a stray tag or a truncation included), and a value as its compact
+    /// JSON text. Anthropic and Gemini carry a value: a value goes in as it is, and argument
+    /// text as a JSON string, the way a model that encoded its arguments into a string sends
+    /// them. [`Arguments::Missing`] leaves the arguments member out.
+    pub fn call<'a>(
+        self,
+        name: &str,
+        id: Option<&str>,
+        arguments: impl Into<Arguments<'a>>,
+    ) -> serde_json::Value {
+        let arguments = arguments.into();
+        match self {
+            Provider::Claude => claude::call(name, id, arguments),
+            Provider::Gemini => gemini::call(name, id, arguments),
+            Provider::OpenAiChat => openai_chat::call(name, id, arguments),
+            Provider::OpenAiResponses => openai_responses::call(name, id, arguments),
+        }
+    }
+}
+
+/// A JSON object of the members that are present, in the order given.
+fn present<const N: usize>(members: [(&str, Option<serde_json::Value>); N]) -> serde_json::Value {
+    serde_json::Value::Object(
+        members
+            .into_iter()
+            .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+            .collect(),
+    )
+}
+
+/// The arguments as a shape that carries a value holds them: a value as it is, argument text as
+/// a JSON string; `None` when they are missing.
+fn value_of(arguments: Arguments<'_>) -> Option<serde_json::Value> {
+    match arguments {
+        Arguments::Value(value) => Some(value.clone()),
+        Arguments::Text(text) => Some(serde_json::Value::from(text)),
+        Arguments::Missing => None,
+    }
+}
+
+/// The arguments as a shape that carries text holds them: argument text as it is, a value as its
+/// JSON text; `None` when they are missing.
+fn text_of(arguments: Arguments<'_>) -> Option<serde_json::Value> {
+    match arguments {
+        Arguments::Value(value) => Some(serde_json::Value::from(value.to_string())),
+        Arguments::Text(text) => Some(serde_json::Value::from(text)),
+        Arguments::Missing => None,
+    }
 }
 
 impl FromStr for Provider {
@@ -152,7 +236,44 @@ impl FromStr for Provider {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::Provider;
+    use crate::parse::Arguments;
+
+    #[test]
+    fn a_call_in_each_shape_reads_back_with_its_name_id_and_arguments() {
+        let value = json!({"reasoning": "r", "analysis": {"summary": "s"}});
+        let text = r#"{"reasoning": "r", "reasoning": "twice"}"#;
+        for provider in Provider::ALL {
+            let call = provider.call("submit_result", Some("call_7"), &value);
+            let read = provider.read_call(&call).unwrap();
+            assert_eq!(
+                (read.name, read.id),
+                (Some("submit_result"), Some("call_7"))
+            );
+            match read.arguments {
+                Arguments::Value(read) => assert_eq!(read, &value, "{provider}"),
+                Arguments::Text(read) => assert_eq!(read, value.to_string(), "{provider}"),
+                Arguments::Missing => panic!("{provider}: arguments missing"),
+            }
+
+            let call = provider.call("submit_result", None, text);
+            match provider.read_call(&call).unwrap().arguments {
+                Arguments::Value(read) => assert_eq!(read, &json!(text), "{provider}"),
+                Arguments::Text(read) => assert_eq!(read, text, "{provider}"),
+                Arguments::Missing => panic!("{provider}: arguments missing"),
+            }
+
+            let call = provider.call("submit_result", None, Arguments::Missing);
+            let read = provider.read_call(&call).unwrap();
+            assert_eq!((read.name, read.id), (Some("submit_result"), None));
+            assert!(
+                matches!(read.arguments, Arguments::Missing),
+                "{provider}: {call}"
+            );
+        }
+    }
 
     #[test]
     fn serde_names_are_the_command_line_names() {

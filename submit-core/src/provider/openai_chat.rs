@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -70,6 +71,25 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, function, "name")?),
         arguments: envelope::text_arguments(function, "arguments"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A Chat Completions tool call calling `name` with `arguments`: `function.arguments` holds
+/// argument text as it is and a value as its JSON text; missing arguments leave it out, no id
+/// leaves `id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    let function = super::present([
+        ("name", Some(Value::from(name))),
+        ("arguments", super::text_of(arguments)),
+    ]);
+    super::present([
+        ("id", id.map(Value::from)),
+        ("type", Some(Value::from("function"))),
+        ("function", Some(function)),
+    ])
 }
 
 #[cfg(test)]

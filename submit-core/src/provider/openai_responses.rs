@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{Call, CallShapeError};
+use crate::parse::Arguments;
 
 // ---------------------------------------------------------------------------------------------
 // Definition
@@ -62,6 +63,22 @@ pub(crate) fn read_call(call: &Value) -> Result<Call<'_>, CallShapeError> {
         name: Some(envelope::required_str(PROVIDER, object, "name")?),
         arguments: envelope::text_arguments(object, "arguments"),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing a call
+// ---------------------------------------------------------------------------------------------
+
+/// A Responses `function_call` item calling `name` with `arguments`: `arguments` holds argument
+/// text as it is and a value as its JSON text; missing arguments leave it out, no id leaves
+/// `call_id` out.
+pub(crate) fn call(name: &str, id: Option<&str>, arguments: Arguments<'_>) -> Value {
+    super::present([
+        ("type", Some(Value::from("function_call"))),
+        ("call_id", id.map(Value::from)),
+        ("name", Some(Value::from(name))),
+        ("arguments", super::text_of(arguments)),
+    ])
 }
 
 #[cfg(test)]

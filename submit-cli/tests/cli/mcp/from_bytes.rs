@@ -66,14 +66,8 @@ async fn a_member_sent_twice_in_mcp_arguments_is_rejected_as_parse_rejects_it() 
 /// The options of the real case `real-arguments-encoded-twice-openmanus-qwen25`, with its
 /// schema written to `dir`, and its argument text.
 fn openmanus(dir: &Path) -> (Vec<String>, String) {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../submit-core/tests/corpus/13_real_cases.json");
-    let vectors: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(corpus).unwrap()).unwrap();
-    let vector = vectors
-        .iter()
-        .find(|v| v["name"] == "real-arguments-encoded-twice-openmanus-qwen25")
-        .unwrap();
+    let vector =
+        submit_test_kit::corpus::vector("real-arguments-encoded-twice-openmanus-qwen25").unwrap();
     let options = &vector["options"];
     assert_eq!(
         (

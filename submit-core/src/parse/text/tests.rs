@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::super::testing::TestTool;
+use super::super::tests::testing::TestTool;
 use crate::error::{ErrorClass, ParameterCause};
 use crate::outcome::{Outcome, RecoveryKind, TextFormat};
 use crate::stop::StopReason;
