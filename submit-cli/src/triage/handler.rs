@@ -9,6 +9,7 @@ use submit_core::{
     Incoming, Outcome, ParameterCause, Provider, StopReason, SubmitTool, PARALLEL_WRAPPER,
 };
 
+use super::chat::handle_chat_line;
 use super::detect::{detect, Node, Top};
 use super::found::{find, Line};
 use crate::args::InputFormat;
@@ -63,7 +64,8 @@ pub fn handler(
 ///
 /// Under [`InputFormat::Auto`] the line's top-level members are read first, without decoding
 /// them, to tell what it holds; a bare call (under `Auto` or [`InputFormat::Call`]) is handed to
-/// the tool as the line's bytes.
+/// the tool as the line's bytes. A line that is an OpenAI Chat call with no other member (read
+/// under `--provider openai-chat`) is told and read in one pass, with the same outcome.
 ///
 /// The visible text of a whole response's turn that made no submit call is read for one the
 /// model wrote as text ([`SubmitTool::handle_text`], with how the turn ended): a call found
@@ -77,7 +79,16 @@ pub fn reader(
 ) -> impl Fn(&[u8]) -> Result<Entry, String> + Sync + '_ {
     move |line| {
         let format = match format {
-            InputFormat::Auto => detect(Node::Top(&Top::read(line).map_err(not_json)?)),
+            InputFormat::Auto => {
+                if provider == Provider::OpenAiChat {
+                    if let Some(outcome) = handle_chat_line(tool, line) {
+                        let handled =
+                            outcome.map(|outcome| with_shape(tool, provider, line, outcome));
+                        return Ok(handled.map(Entry::from).unwrap_or_default());
+                    }
+                }
+                detect(Node::Top(&Top::read(line).map_err(not_json)?))
+            }
             chosen => chosen,
         };
         if format == InputFormat::Call {
@@ -152,13 +163,24 @@ fn bare(
             Ok(_) => return Err(error.to_string()),
         },
     };
+    Ok(Some(with_shape(tool, provider, line, outcome)))
+}
+
+/// The outcome of the call `line` holds, with its declined shape (read from the line's value,
+/// decoded only for a declined recovery).
+fn with_shape(
+    tool: &SubmitTool<Value>,
+    provider: Provider,
+    line: &[u8],
+    outcome: Outcome<Value>,
+) -> Handled {
     let shape = declined(
         tool,
         &outcome,
         || serde_json::from_slice::<Value>(line).ok().map(Cow::Owned),
         provider,
     );
-    Ok(Some(Handled { outcome, shape }))
+    Handled { outcome, shape }
 }
 
 /// The declined shape of `outcome`, a rejection whose recovery declined, read from the call's

@@ -6,7 +6,8 @@
 //! - `input.rs`: the input opened, a gzip or Zstandard archive decompressed as it is read.
 //! - `read.rs`: the bounded line reader, which drives the rest over a whole input: chunks of
 //!   lines handled on as many threads as asked, counted and written in input order.
-//! - `detect.rs`: what a line holds, told from its top-level members.
+//! - `detect.rs`: what a line holds, told from its top-level members; `chat.rs`: a line that is
+//!   one OpenAI Chat call and nothing else, told and read in one pass.
 //! - `line.rs`, `found.rs`, `calls.rs`, `response.rs`: what a line holds and where its calls
 //!   are (a bare call, a batch entry, a whole response or a conversation); the calls in each
 //!   provider's message shapes, each with how its turn ended; and the visible text of a
@@ -19,6 +20,7 @@
 //! - `progress.rs`: the progress line on a terminal.
 
 mod calls;
+mod chat;
 mod detect;
 mod found;
 mod handler;

@@ -11,14 +11,14 @@
 //! The walk keeps its own stack of containers, so it never recurses on the payload's depth, and
 //! visits each value once. A payload nested deeper than serde_json reads text is declined.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::flat::destringified;
-use super::members::{CowStr, Seen};
+use super::members::CowStr;
 use super::payload::Json;
 use crate::schema::locations::{Location, Schema};
 use crate::schema::property::Types;
@@ -275,14 +275,13 @@ impl<'de> Visitor<'de> for UniqueValue {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut seen = Seen::default();
         let mut members = Map::new();
         while let Some(CowStr(name)) = map.next_key::<CowStr<'de>>()? {
-            if !seen.insert(&name) {
+            // The map itself tells a name seen before, before its value is read.
+            let Entry::Vacant(member) = members.entry(name) else {
                 return Err(serde::de::Error::custom("a member appears twice"));
-            }
-            let value = map.next_value_seed(UniqueValue)?;
-            members.insert(Cow::into_owned(name), value);
+            };
+            member.insert(map.next_value_seed(UniqueValue)?);
         }
         Ok(Value::Object(members))
     }
@@ -292,6 +291,7 @@ impl<'de> Visitor<'de> for UniqueValue {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::borrow::Cow;
 
     const FLAT: Top<'static> = Top {
         flat: true,
