@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use submit_result::agent::transport::Claude;
+use submit_result::agent::transport::{Claude, StreamLimits};
 
 /// Small events, all in one piece: `n` bytes of pings.
 fn many_events(n: usize) -> Vec<u8> {
@@ -24,7 +24,11 @@ fn one_long_event(n: usize) -> Vec<u8> {
 fn stream(c: &mut Criterion) {
     let mut group = c.benchmark_group("stream");
     group.sample_size(10);
-    let transport = Claude::new("m").stream_limits(64 << 20, 256 << 20);
+    let transport = Claude::new("m").stream_limits(
+        StreamLimits::default()
+            .event_bytes(64 << 20)
+            .stream_bytes(256 << 20),
+    );
     for mib in [1usize, 8] {
         let n = mib << 20;
         group.throughput(Throughput::Bytes(n as u64));

@@ -4,6 +4,10 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
+/// A boxed error that can cross tasks: what a tool, a result validator or a callback fails
+/// with.
+pub type BoxError = Box<dyn Error + Send + Sync + 'static>;
+
 /// The typed error a cause keeps, shared.
 type Shared = Arc<dyn Error + Send + Sync + 'static>;
 
@@ -55,7 +59,7 @@ impl Cause {
 
     /// A cause keeping a boxed error (what a result validator or a tool returns); the message
     /// is the error's.
-    pub fn from_boxed(error: Box<dyn Error + Send + Sync + 'static>) -> Self {
+    pub fn from_boxed(error: BoxError) -> Self {
         Cause {
             message: error.to_string(),
             source: Some(Arc::from(error)),
@@ -78,10 +82,7 @@ impl Cause {
     }
 
     /// A cause keeping an optional boxed error under a message of its own.
-    pub(crate) fn with_boxed(
-        message: impl Into<String>,
-        error: Option<Box<dyn Error + Send + Sync + 'static>>,
-    ) -> Self {
+    pub(crate) fn with_boxed(message: impl Into<String>, error: Option<BoxError>) -> Self {
         Cause {
             message: message.into(),
             source: error.map(Arc::from),

@@ -61,6 +61,7 @@ use ::rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use ::rmcp::{RoleClient, ServiceError, ServiceExt};
 use base64::Engine as _;
 use serde_json::{json, Value};
+use submit_core::JsonType;
 
 use crate::message::{JsonObject, Media, MediaSource, Part, PartKind};
 use crate::run::Cause;
@@ -394,7 +395,7 @@ async fn call(
             return Err(ToolError::fail_message(format!(
                 "{name} takes its arguments as a JSON object, not a JSON {}: call it again with an \
                  object of its parameters",
-                crate::message::json_type(&other)
+                JsonType::of(&other).as_str()
             )))
         }
     };
@@ -568,7 +569,7 @@ where
 mod tests {
     use super::*;
 
-    /// A result as it arrives on the wire. The blocks follow the content shapes of the MCP
+    /// A result as it arrives on the wire. The blocks follow the content types of the MCP
     /// specification's tool results; written by hand, as no recording of them is kept here.
     fn result(value: Value) -> CallToolResult {
         serde_json::from_value(value).unwrap()

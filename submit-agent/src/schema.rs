@@ -3,6 +3,7 @@
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::ValidationError;
 use serde_json::Value;
+use submit_core::JsonType;
 
 /// A violation: where (a dotted path, `""` for the root) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,10 +41,6 @@ fn dotted(pointer: &str) -> String {
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
         .collect::<Vec<_>>()
         .join(".")
-}
-
-fn type_name(value: &Value) -> &'static str {
-    crate::message::json_type(value)
 }
 
 fn describe(e: &ValidationError<'_>) -> String {
@@ -91,7 +88,7 @@ fn describe(e: &ValidationError<'_>) -> String {
             instance.as_array().map_or(0, Vec::len)
         ),
         ValidationErrorKind::Type { kind } => {
-            format!("expected {kind:?}, got {}", type_name(instance)).to_lowercase()
+            format!("expected {kind:?}, got {}", JsonType::of(instance)).to_lowercase()
         }
         _ => e.to_string(),
     }

@@ -13,7 +13,7 @@
 use crate::transport::server;
 
 use submit_agent::transport::{
-    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, TransportErrorKind,
+    Claude, Gemini, OpenAiChat, OpenAiResponses, StreamLimits, TransportError, TransportErrorKind,
     MAX_EVENT_BYTES,
 };
 use submit_agent::{message::Message, run::Agent};
@@ -50,7 +50,11 @@ fn claude_stream(text: &str) -> String {
 fn an_event_within_the_limit_is_read() {
     let stream = claude_stream(&"a".repeat(4000));
     let response = Claude::new("m")
-        .stream_limits(8 * 1024, 1 << 20)
+        .stream_limits(
+            StreamLimits::default()
+                .event_bytes(8 * 1024)
+                .stream_bytes(1 << 20),
+        )
         .decode_stream([stream.as_bytes()])
         .unwrap();
     assert_eq!(response.message.text().len(), 4000);
@@ -62,7 +66,11 @@ fn an_event_past_the_limit_is_a_typed_error_naming_it() {
     for pieces in [stream.len(), 4096, 7] {
         let message = stream_error(
             Claude::new("m")
-                .stream_limits(8 * 1024, 1 << 20)
+                .stream_limits(
+                    StreamLimits::default()
+                        .event_bytes(8 * 1024)
+                        .stream_bytes(1 << 20),
+                )
                 .decode_stream(stream.as_bytes().chunks(pieces)),
         );
         assert!(
@@ -83,7 +91,11 @@ fn a_stream_past_its_limit_is_a_typed_error_naming_it() {
     );
     let message = stream_error(
         Claude::new("m")
-            .stream_limits(8 * 1024, 32 * 1024)
+            .stream_limits(
+                StreamLimits::default()
+                    .event_bytes(8 * 1024)
+                    .stream_bytes(32 * 1024),
+            )
             .decode_stream(stream.as_bytes().chunks(1000)),
     );
     assert!(
@@ -96,26 +108,28 @@ fn a_stream_past_its_limit_is_a_typed_error_naming_it() {
 fn every_transport_keeps_the_limits() {
     let line = format!("data: {}\n\n", "x".repeat(4096));
     let bytes = line.as_bytes();
-    let (event, stream) = (1024, 1 << 20);
+    let limits = StreamLimits::default()
+        .event_bytes(1024)
+        .stream_bytes(1 << 20);
     let errors = [
         stream_error(
             Claude::new("m")
-                .stream_limits(event, stream)
+                .stream_limits(limits)
                 .decode_stream([bytes]),
         ),
         stream_error(
             Gemini::new("m")
-                .stream_limits(event, stream)
+                .stream_limits(limits)
                 .decode_stream([bytes]),
         ),
         stream_error(
             OpenAiChat::new("m")
-                .stream_limits(event, stream)
+                .stream_limits(limits)
                 .decode_stream([bytes]),
         ),
         stream_error(
             OpenAiResponses::new("m")
-                .stream_limits(event, stream)
+                .stream_limits(limits)
                 .decode_stream([bytes]),
         ),
     ];
@@ -134,7 +148,11 @@ fn an_event_past_the_limit_over_http_fails_the_call() {
     let model = Claude::new("m")
         .api_key("test-key")
         .base_url(&server.url)
-        .stream_limits(8 * 1024, 1 << 20);
+        .stream_limits(
+            StreamLimits::default()
+                .event_bytes(8 * 1024)
+                .stream_bytes(1 << 20),
+        );
     let agent = Agent::new(model).stream(|_| Ok(()));
     let error = futures::executor::block_on(agent.generate(vec![Message::user("hi")])).unwrap_err();
     assert!(

@@ -629,10 +629,10 @@ mod tests {
             .tag_metadata(common.tool.tag.as_deref().unwrap())
             .unwrap();
         assert!(!metadata.flat && !metadata.omit_reasoning);
-        // The flags win over the tag's `false` (Options has no getters for these two).
-        let options = format!("{:?}", common.options().unwrap());
-        assert!(options.contains("omit_reasoning: true"), "{options}");
-        assert!(options.contains("flat_payload: true"), "{options}");
+        // The flags win over the tag's `false`.
+        let tool = built(common.options().unwrap());
+        assert!(tool.omits_reasoning());
+        assert!(tool.is_flat());
     }
 
     #[test]

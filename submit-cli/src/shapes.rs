@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
 use serde_json::Value;
-use submit_core::{Arguments, ParameterCause};
+use submit_core::{Arguments, JsonType, ParameterCause};
 
 /// The longest remainder, in bytes, a shape keeps before it is cut (at a character boundary).
 pub const SHAPE_BYTES: usize = 40;
@@ -69,15 +69,16 @@ pub fn after_first_value(text: &str) -> String {
         Some(Ok(_)) => {}
         _ => return format!("(no JSON value at the start: {})", escape(rest, 16)),
     }
+    // The value parsed, so its first byte names its type.
     let kind = match rest.as_bytes().first() {
-        Some(b'{') => "object",
-        Some(b'[') => "array",
-        Some(b'"') => "string",
-        Some(b't' | b'f') => "boolean",
-        Some(b'n') => "null",
-        _ => "number",
+        Some(b'{') => JsonType::Object,
+        Some(b'[') => JsonType::Array,
+        Some(b'"') => JsonType::String,
+        Some(b't' | b'f') => JsonType::Boolean,
+        Some(b'n') => JsonType::Null,
+        _ => JsonType::Number,
     };
-    if kind != "object" {
+    if kind != JsonType::Object {
         return format!("(a JSON {kind}, not an object)");
     }
     match rest.get(values.byte_offset()..) {

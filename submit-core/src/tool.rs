@@ -11,7 +11,7 @@ use crate::error::SubmitError;
 use crate::metadata::{SubmitResult, REASONING};
 use crate::options::{BuildError, Options};
 use crate::outcome::{Outcome, Rejected};
-use crate::parse::{Arguments, Parser};
+use crate::parse::{Arguments, FromValue, Parser};
 use crate::provider::Provider;
 use crate::receive::{self, Incoming};
 use crate::schema;
@@ -28,9 +28,6 @@ pub struct SubmitTool<R> {
     /// JSON Schema document (whose response is that JSON) the payload itself, moved.
     pub(crate) from_value: FromValue<R>,
 }
-
-/// How a validated JSON payload becomes the response.
-pub(crate) type FromValue<R> = fn(Value) -> Result<R, serde_json::Error>;
 
 impl<R> Clone for SubmitTool<R> {
     fn clone(&self) -> Self {

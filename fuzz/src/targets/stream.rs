@@ -7,13 +7,16 @@
 
 use submit_result::agent::model::ModelResponse;
 use submit_result::agent::transport::{
-    Claude, Gemini, OpenAiChat, OpenAiResponses, TransportError, TransportErrorKind,
+    Claude, Gemini, OpenAiChat, OpenAiResponses, StreamLimits, TransportError, TransportErrorKind,
 };
 
 /// Limits far above the inputs the fuzzer writes (its `-max_len`), so the pieces cannot
 /// decide an outcome; the limits themselves are tested in `submit-agent/tests/transport_limits.rs`.
-const EVENT_BYTES: usize = 16 << 20;
-const STREAM_BYTES: usize = 64 << 20;
+fn limits() -> StreamLimits {
+    StreamLimits::default()
+        .event_bytes(16 << 20)
+        .stream_bytes(64 << 20)
+}
 
 fn decode(
     provider: u8,
@@ -21,16 +24,16 @@ fn decode(
 ) -> Result<ModelResponse, TransportError> {
     match provider % 4 {
         0 => Claude::new("m")
-            .stream_limits(EVENT_BYTES, STREAM_BYTES)
+            .stream_limits(limits())
             .decode_stream(pieces),
         1 => Gemini::new("m")
-            .stream_limits(EVENT_BYTES, STREAM_BYTES)
+            .stream_limits(limits())
             .decode_stream(pieces),
         2 => OpenAiChat::new("m")
-            .stream_limits(EVENT_BYTES, STREAM_BYTES)
+            .stream_limits(limits())
             .decode_stream(pieces),
         _ => OpenAiResponses::new("m")
-            .stream_limits(EVENT_BYTES, STREAM_BYTES)
+            .stream_limits(limits())
             .decode_stream(pieces),
     }
 }

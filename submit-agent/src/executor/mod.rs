@@ -412,6 +412,11 @@ impl<R: Serialize + Send + Sync + 'static> Gate<'_, R> {
             }
             Outcome::Accepted(accepted) => accepted,
         };
+        // The parser read the arguments into `R` by their types only; the payload schema's
+        // other constraints (enum, bounds, lengths, pattern) are checked here. They are checked
+        // on the response as it commits, `R` serialized again: the terminal hands over only the
+        // typed response (the arguments' JSON is not kept past the parse), and it is the payload
+        // after every recovery, with the values `R` gives fields the model was not shown.
         let mut findings = match (
             &self.executor.schema,
             serde_json::to_value(&accepted.response),

@@ -6,10 +6,8 @@ use futures::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::cause::BoxError;
 use crate::schema;
-
-/// A boxed error that can cross tasks: what a result validator fails with.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// One problem a result validator found; the model reads it, as JSON, with the others.
 ///

@@ -20,8 +20,9 @@
 //! same state in another process.
 
 mod chunk;
+mod json_form;
+pub(crate) mod output;
 mod part;
-mod wire;
 
 pub use chunk::{Chunk, ToolCallDelta};
 pub use part::*;

@@ -5,7 +5,9 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use submit_core::Arguments;
+use submit_core::{Arguments, JsonType};
+
+use super::output::ToolOutput;
 
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
@@ -135,8 +137,9 @@ pub struct ToolRequest {
     pub interrupt: Option<Interrupt>,
     /// Restart state: set on a directive that re-runs an interrupted call.
     pub restart: Option<Restart>,
-    /// The outcome of a call that completed in a round that other calls interrupted.
-    pub pending: Option<PendingOutput>,
+    /// The outcome of a call that completed in a round that other calls interrupted, kept
+    /// while its siblings wait for a resume.
+    pub pending: Option<ToolOutput>,
 }
 
 impl ToolRequest {
@@ -213,18 +216,6 @@ pub struct Restart {
     pub resume: Option<Value>,
     /// The input before the restart replaced it; `None` when the input was kept.
     pub original_input: Option<Value>,
-}
-
-/// A completed call's outcome, kept while its siblings wait for a resume.
-#[derive(Clone, Debug, PartialEq, Default)]
-#[non_exhaustive]
-pub struct PendingOutput {
-    /// The output.
-    pub output: Option<Value>,
-    /// The content parts.
-    pub content: Vec<Part>,
-    /// The response part's metadata.
-    pub metadata: Option<JsonObject>,
 }
 
 /// A tool call's answer.
@@ -507,7 +498,7 @@ impl Part {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(Value::Object(m)),
             Some(other) => {
-                return Err(PartError::ResumeNotObject(json_type(&other)));
+                return Err(PartError::ResumeNotObject(JsonType::of(&other).as_str()));
             }
         };
         // A replaced input is a value; the text the model sent stays with the input it was.
@@ -543,11 +534,6 @@ pub enum PartError {
     /// The resume data is not a JSON object.
     #[error("resume data must be a JSON object (a struct or map), got {0}: wrap the value in a struct field")]
     ResumeNotObject(&'static str),
-}
-
-/// The JSON type name of a value, as error messages name it (the core's names).
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    submit_core::JsonType::of(value).as_str()
 }
 
 /// A metadata flag on a tool response: the tool failed and the output is its error.

@@ -8,9 +8,7 @@ use serde_json::{json, Value};
 use submit_core::{ParallelEntry, StopReason};
 
 use crate::hook::{Chain, ToolCall};
-use crate::message::{
-    Interrupt, Part, PartKind, PendingOutput, ToolRequest, ToolResponse, KEY_IS_ERROR,
-};
+use crate::message::{Interrupt, Part, PartKind, ToolRequest, ToolResponse, KEY_IS_ERROR};
 use crate::model::stream::Stream;
 use crate::tool::context::{CallState, Delivery};
 use crate::tool::ToolDefinition;
@@ -166,9 +164,10 @@ pub(super) fn error_part(
     part
 }
 
-pub(super) fn pending_of(part: &Part) -> PendingOutput {
+/// A completed call's response as the outcome its request keeps while its siblings wait.
+pub(super) fn pending_of(part: &Part) -> ToolOutput {
     let response = part.as_tool_response().cloned().unwrap_or_default();
-    PendingOutput {
+    ToolOutput {
         output: response.output,
         content: response.content,
         metadata: part.metadata.clone(),

@@ -6,15 +6,17 @@ use std::sync::Arc;
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use submit_core::JsonType;
 
 use super::call::{pending_of, response_part, with_request, CallResult};
 use super::turn::{indexed_requests, Run};
-use crate::message::{json_type, JsonObject, Message, Part, Role, ToolRequest, KEY_SOURCE};
+use crate::message::{
+    Interrupt, JsonObject, Message, Part, Restart, Role, ToolRequest, ToolResponse, KEY_SOURCE,
+};
 use crate::model::FinishReason;
 use crate::run::Response;
 use crate::run::{RunError, RunErrorKind};
 use crate::tool::context::Delivery;
-use crate::tool::ToolOutput;
 
 const REINTERRUPTED_MESSAGE: &str =
     "One or more tools triggered interrupts while resuming generation. The model was not called.";
@@ -73,11 +75,47 @@ impl Resume {
     }
 }
 
+/// A resume's directives, each with the part it came in.
+struct Directives<'r> {
+    restarts: Vec<(&'r ToolRequest, &'r Part)>,
+    responds: Vec<(&'r ToolResponse, &'r Part)>,
+}
+
+/// What a resume does for one tool request of the interrupted message.
+enum Step {
+    /// Answer with the pending output of a call that completed before the interrupt.
+    Replay(Part),
+    /// Answer with the caller's response.
+    Respond(Part),
+    /// Run the call again, with the restart's delivery.
+    Restart(ToolRequest, Option<Delivery>),
+    /// A terminal call, gated after the others.
+    Terminal,
+}
+
+/// A resume the run refuses, with why.
+fn invalid(message: String) -> RunError {
+    RunError::new(RunErrorKind::InvalidResume(message))
+}
+
 impl Run<'_> {
-    /// Turn 0 of a resume: validates every directive, then runs the steps. `Some` when the
-    /// run ended here (a committed submit).
+    /// Turn 0 of a resume: validates every directive, plans a step for each tool request of
+    /// the interrupted message, runs the steps, then finishes the round. `Some` when the run
+    /// ended here (a committed submit).
     pub(super) async fn resume(&mut self, resume: Resume) -> Result<Option<Response>, RunError> {
-        let invalid = |m: String| RunError::new(RunErrorKind::InvalidResume(m));
+        let directives = self.directives(&resume)?;
+        let last = self.interrupted_message()?;
+        let plan = self.plan(&last, &directives)?;
+        let results = self.run_steps(plan).await;
+        let history_len = self.messages.len().saturating_sub(1);
+        let results = self.check_resolved(&last, results, history_len)?;
+        self.finish_resume(last, results, resume.metadata, history_len)
+            .await
+    }
+
+    /// The directives sorted by kind: a restart must be a tool request, a respond a tool
+    /// response, and each must name a tool of the run.
+    fn directives<'r>(&self, resume: &'r Resume) -> Result<Directives<'r>, RunError> {
         let mut restarts = Vec::new();
         for part in &resume.restart {
             match part.as_tool_request() {
@@ -109,6 +147,12 @@ impl Run<'_> {
                 return Err(invalid(format!("tool {name:?} not found")));
             }
         }
+        Ok(Directives { restarts, responds })
+    }
+
+    /// The conversation's last message, which a resume answers: the model's, with at least
+    /// one tool request.
+    fn interrupted_message(&self) -> Result<Message, RunError> {
         let Some(last) = self.messages.last().map(|m| Message::clone(m)) else {
             return Err(invalid(
                 "cannot resume a conversation with no messages".into(),
@@ -119,14 +163,18 @@ impl Run<'_> {
                 "cannot resume unless the last message is by the model with at least one tool request".into(),
             ));
         }
+        Ok(last)
+    }
 
-        enum Step {
-            Replay(Part),
-            Respond(Part),
-            Restart(ToolRequest, Option<Delivery>),
-            Terminal,
-        }
-        let mut plan: Vec<(usize, Step)> = Vec::new();
+    /// A step for each tool request of the interrupted message, by its part index: its pending
+    /// output, a respond directive, a restart directive, or the terminal gate. A request none
+    /// of them answers is refused.
+    fn plan(
+        &self,
+        last: &Message,
+        directives: &Directives<'_>,
+    ) -> Result<Vec<(usize, Step)>, RunError> {
+        let mut plan = Vec::new();
         for (i, part) in last.content.iter().enumerate() {
             let Some(request) = part.as_tool_request() else {
                 continue;
@@ -134,120 +182,145 @@ impl Run<'_> {
             let same = |name: &str, reference: &Option<String>| {
                 name == request.name && *reference == request.reference
             };
-            if let Some(pending) = &request.pending {
-                let mut response = response_part(
-                    &request.name,
-                    request.reference.clone(),
-                    ToolOutput {
-                        output: pending.output.clone(),
-                        content: pending.content.clone(),
-                        metadata: pending.metadata.clone(),
-                    },
-                );
+            let step = if let Some(pending) = &request.pending {
+                let mut response =
+                    response_part(&request.name, request.reference.clone(), pending.clone());
                 response.set_meta(KEY_SOURCE, Value::String("pending".into()));
-                plan.push((i, Step::Replay(response)));
-            } else if let Some((r, p)) = responds.iter().find(|(r, _)| same(&r.name, &r.reference))
+                Step::Replay(response)
+            } else if let Some((r, p)) = directives
+                .responds
+                .iter()
+                .find(|(r, _)| same(&r.name, &r.reference))
             {
-                if let (Some(tool), Some(output)) =
-                    (self.exec.chain.tools.get(&r.name), r.output.as_ref())
-                {
-                    tool.check_output(output).map_err(|problem| {
+                self.check_response(r)?;
+                Step::Respond((*p).clone())
+            } else if let Some((r, _)) = directives
+                .restarts
+                .iter()
+                .find(|(r, _)| same(&r.name, &r.reference))
+            {
+                self.restart_step(request, r)?
+            } else if self.is_terminal(&request.name) {
+                Step::Terminal
+            } else {
+                return Err(unhandled(request));
+            };
+            plan.push((i, step));
+        }
+        Ok(plan)
+    }
+
+    /// A respond directive's output checked against its tool's output schema.
+    fn check_response(&self, response: &ToolResponse) -> Result<(), RunError> {
+        if let (Some(tool), Some(output)) = (
+            self.exec.chain.tools.get(&response.name),
+            response.output.as_ref(),
+        ) {
+            tool.check_output(output).map_err(|problem| {
+                invalid(format!(
+                    "tool {:?} output validation failed: {problem}",
+                    response.name
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The step a restart directive asks for `request`: the terminal gate for the terminal
+    /// tool, else the call run again with the directive's delivery.
+    fn restart_step(
+        &self,
+        request: &ToolRequest,
+        directive: &ToolRequest,
+    ) -> Result<Step, RunError> {
+        if self.is_terminal(&directive.name) {
+            return Ok(Step::Terminal);
+        }
+        let interrupt = request
+            .interrupt
+            .clone()
+            .or_else(|| directive.interrupt.clone())
+            .unwrap_or_default();
+        let delivery = match &directive.restart {
+            None => None,
+            Some(restart) => Some(self.delivery(&directive.name, restart, interrupt)?),
+        };
+        let mut run_request = directive.clone();
+        run_request.interrupt = None;
+        run_request.restart = None;
+        Ok(Step::Restart(run_request, delivery))
+    }
+
+    /// What a restarted call of `tool` is handed: the resume data (an object; a bare restart
+    /// is an empty one), checked against the tool's resume schema when the tool itself raised
+    /// the interrupt.
+    fn delivery(
+        &self,
+        tool: &str,
+        restart: &Restart,
+        interrupt: Interrupt,
+    ) -> Result<Delivery, RunError> {
+        let resume = match &restart.resume {
+            None | Some(Value::Null) | Some(Value::Bool(true)) => JsonObject::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "resume data for tool {tool:?} must be a JSON object (a struct or map), got {}; a bare restart carries true or no payload",
+                    JsonType::of(other).as_str()
+                )))
+            }
+        };
+        if interrupt.raised_by.is_none() {
+            if let Some(checked) = self.exec.chain.tools.get(tool) {
+                checked
+                    .check_resume(&Value::Object(resume.clone()))
+                    .map_err(|problem| {
                         invalid(format!(
-                            "tool {:?} output validation failed: {problem}",
-                            r.name
+                            "resume data for tool {tool:?} does not match its resume schema: {problem}"
                         ))
                     })?;
-                }
-                plan.push((i, Step::Respond((*p).clone())));
-            } else if let Some((r, _)) = restarts.iter().find(|(r, _)| same(&r.name, &r.reference))
-            {
-                if self.is_terminal(&r.name) {
-                    plan.push((i, Step::Terminal));
-                    continue;
-                }
-                let interrupt = request
-                    .interrupt
-                    .clone()
-                    .or_else(|| r.interrupt.clone())
-                    .unwrap_or_default();
-                let delivery = match &r.restart {
-                    None => None,
-                    Some(restart) => {
-                        let resume = match &restart.resume {
-                            None | Some(Value::Null) | Some(Value::Bool(true)) => JsonObject::new(),
-                            Some(Value::Object(m)) => m.clone(),
-                            Some(other) => {
-                                return Err(invalid(format!(
-                                    "resume data for tool {:?} must be a JSON object (a struct or map), got {}; a bare restart carries true or no payload",
-                                    r.name,
-                                    json_type(other)
-                                )))
-                            }
-                        };
-                        if interrupt.raised_by.is_none() {
-                            if let Some(tool) = self.exec.chain.tools.get(&r.name) {
-                                tool.check_resume(&Value::Object(resume.clone())).map_err(
-                                    |problem| {
-                                        invalid(format!(
-                                            "resume data for tool {:?} does not match its resume schema: {problem}",
-                                            r.name
-                                        ))
-                                    },
-                                )?;
-                            }
-                        }
-                        Some(Delivery {
-                            resume,
-                            original_input: restart.original_input.clone(),
-                            legacy: interrupt.raised_by.is_none()
-                                && interrupt.released_by.is_empty(),
-                            raised_by: interrupt.raised_by,
-                            released_by: interrupt.released_by,
-                        })
-                    }
-                };
-                let mut run_request = (*r).clone();
-                run_request.interrupt = None;
-                run_request.restart = None;
-                plan.push((i, Step::Restart(run_request, delivery)));
-            } else if self.is_terminal(&request.name) {
-                plan.push((i, Step::Terminal));
-            } else {
-                let held = request
-                    .interrupt
-                    .as_ref()
-                    .and_then(|i| i.raised_by.as_ref())
-                    .map(|id| format!(" (it is held by the middleware {id:?})"))
-                    .unwrap_or_default();
-                return Err(invalid(format!(
-                    "unresolved tool request \"{}#{}\" was not handled by the resume: supply a respond or restart directive for it, or keep the pending output of a previous call{held}",
-                    request.name,
-                    request.reference.as_deref().unwrap_or("")
-                )));
             }
         }
+        Ok(Delivery {
+            resume,
+            original_input: restart.original_input.clone(),
+            legacy: interrupt.raised_by.is_none() && interrupt.released_by.is_empty(),
+            raised_by: interrupt.raised_by,
+            released_by: interrupt.released_by,
+        })
+    }
 
-        // Every directive checked: run the steps concurrently.
+    /// Every directive checked: runs the steps concurrently. The results by part index; a
+    /// terminal step has none (it is gated when the round finishes).
+    async fn run_steps(&self, plan: Vec<(usize, Step)>) -> HashMap<usize, CallResult> {
         if let Some(stream) = &self.exec.stream {
             stream.begin_resume();
         }
         let exec = &self.exec;
-        let mut results: HashMap<usize, CallResult> =
-            join_all(plan.into_iter().map(|(i, step)| async move {
-                let result = match step {
-                    Step::Replay(p) | Step::Respond(p) => Some(CallResult::Done(p)),
-                    Step::Restart(request, delivery) => Some(exec.call(request, delivery).await),
-                    Step::Terminal => None,
-                };
-                (i, result)
-            }))
-            .await
-            .into_iter()
-            .filter_map(|(i, r)| r.map(|r| (i, r)))
-            .collect();
+        join_all(plan.into_iter().map(|(i, step)| async move {
+            let result = match step {
+                Step::Replay(p) | Step::Respond(p) => Some(CallResult::Done(p)),
+                Step::Restart(request, delivery) => Some(exec.call(request, delivery).await),
+                Step::Terminal => None,
+            };
+            (i, result)
+        }))
+        .await
+        .into_iter()
+        .filter_map(|(i, r)| r.map(|r| (i, r)))
+        .collect()
+    }
 
-        let history_len = self.messages.len().saturating_sub(1);
-        let mut revised = last.clone();
+    /// The results back when every step resolved. Else the run stops: at the first call that
+    /// failed, or, when a restarted call interrupted again, with the revised message (each
+    /// completed call's output pending, each new interrupt on its request) as the partial
+    /// response.
+    fn check_resolved(
+        &mut self,
+        last: &Message,
+        mut results: HashMap<usize, CallResult>,
+        history_len: usize,
+    ) -> Result<HashMap<usize, CallResult>, RunError> {
         // The first call that failed, its error taken out of the results.
         let failed = (0..last.content.len())
             .find(|i| matches!(results.get(i), Some(CallResult::Failed(_))))
@@ -258,52 +331,63 @@ impl Run<'_> {
         let reinterrupted = results
             .values()
             .any(|r| matches!(r, CallResult::Interrupted(_)));
-        if failed.is_some() || reinterrupted {
-            for (i, part) in revised.content.iter_mut().enumerate() {
-                match results.get(&i) {
-                    Some(CallResult::Done(response)) => {
-                        let pending = pending_of(response);
-                        *part = with_request(part, |r| {
-                            r.pending = Some(pending);
-                            if let Some(int) = &mut r.interrupt {
-                                int.resolved = true;
-                            }
-                        });
-                    }
-                    Some(CallResult::Interrupted(interrupt)) if failed.is_none() => {
-                        *part = with_request(part, |r| r.interrupt = Some(interrupt.clone()));
-                    }
-                    _ => {}
-                }
-            }
-            self.messages.truncate(history_len);
-            if let Some((part, e)) = failed {
-                let name = part
-                    .as_tool_request()
-                    .map(|r| r.name.clone())
-                    .unwrap_or_default();
-                let kind = RunErrorKind::ToolFailed {
-                    name,
-                    error: e
-                        .context("failed to resolve resumed tool request")
-                        .into_cause(),
-                };
-                let note = kind.to_string();
-                let partial = self.response(Some(revised), FinishReason::Failed, Some(&note));
-                return Err(RunError::with_partial(kind, partial));
-            }
-            let partial = self.response(
-                Some(revised),
-                FinishReason::Interrupted,
-                Some(REINTERRUPTED_MESSAGE),
-            );
-            return Err(RunError::with_partial(
-                RunErrorKind::InterruptedOnResume,
-                partial,
-            ));
+        if failed.is_none() && !reinterrupted {
+            return Ok(results);
         }
+        let mut revised = last.clone();
+        for (i, part) in revised.content.iter_mut().enumerate() {
+            match results.get(&i) {
+                Some(CallResult::Done(response)) => {
+                    let pending = pending_of(response);
+                    *part = with_request(part, |r| {
+                        r.pending = Some(pending);
+                        if let Some(int) = &mut r.interrupt {
+                            int.resolved = true;
+                        }
+                    });
+                }
+                Some(CallResult::Interrupted(interrupt)) if failed.is_none() => {
+                    *part = with_request(part, |r| r.interrupt = Some(interrupt.clone()));
+                }
+                _ => {}
+            }
+        }
+        self.messages.truncate(history_len);
+        if let Some((part, e)) = failed {
+            let name = part
+                .as_tool_request()
+                .map(|r| r.name.clone())
+                .unwrap_or_default();
+            let kind = RunErrorKind::ToolFailed {
+                name,
+                error: e
+                    .context("failed to resolve resumed tool request")
+                    .into_cause(),
+            };
+            let note = kind.to_string();
+            let partial = self.response(Some(revised), FinishReason::Failed, Some(&note));
+            return Err(RunError::with_partial(kind, partial));
+        }
+        let partial = self.response(
+            Some(revised),
+            FinishReason::Interrupted,
+            Some(REINTERRUPTED_MESSAGE),
+        );
+        Err(RunError::with_partial(
+            RunErrorKind::InterruptedOnResume,
+            partial,
+        ))
+    }
 
-        // All resolved: mark the history, run terminal calls, append the tool message.
+    /// All resolved: marks the history, runs the terminal calls and appends the tool message
+    /// (its metadata `resumed`). `Some` when a terminal call committed.
+    async fn finish_resume(
+        &mut self,
+        mut revised: Message,
+        results: HashMap<usize, CallResult>,
+        metadata: Option<JsonObject>,
+        history_len: usize,
+    ) -> Result<Option<Response>, RunError> {
         for (i, part) in revised.content.iter_mut().enumerate() {
             if results.contains_key(&i) {
                 *part = with_request(part, |r| {
@@ -322,10 +406,7 @@ impl Run<'_> {
         let mut meta = JsonObject::new();
         meta.insert(
             "resumed".into(),
-            resume
-                .metadata
-                .clone()
-                .map_or(Value::Bool(true), Value::Object),
+            metadata.map_or(Value::Bool(true), Value::Object),
         );
         tool_message.metadata = Some(meta);
         self.messages.truncate(history_len);
@@ -340,4 +421,19 @@ impl Run<'_> {
         }
         Ok(None)
     }
+}
+
+/// The refusal of a tool request that no directive and no pending output answers.
+fn unhandled(request: &ToolRequest) -> RunError {
+    let held = request
+        .interrupt
+        .as_ref()
+        .and_then(|i| i.raised_by.as_ref())
+        .map(|id| format!(" (it is held by the middleware {id:?})"))
+        .unwrap_or_default();
+    invalid(format!(
+        "unresolved tool request \"{}#{}\" was not handled by the resume: supply a respond or restart directive for it, or keep the pending output of a previous call{held}",
+        request.name,
+        request.reference.as_deref().unwrap_or("")
+    ))
 }

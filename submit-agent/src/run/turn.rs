@@ -13,7 +13,7 @@ use super::wrapper::{already_accepted, answer_part, wrappers};
 use crate::hook::{ModelHook, ModelNext, TurnEnd, TurnHook, TurnInfo};
 use crate::message::{Chunk, Message, Part, PartKind, Role, ToolRequest};
 use crate::model::stream::ModelStream;
-use crate::model::{FinishReason, Model, ModelRequest, ToolChoice, Usage};
+use crate::model::{FinishReason, Model, ModelRequest, ModelResponse, ToolChoice, Usage};
 use crate::run::response::{Response, TurnOutcome};
 use crate::run::{RunError, RunErrorKind};
 use crate::tool::ToolDefinition;
@@ -105,13 +105,38 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// One turn: ask the model, then end the run, nudge it after a turn with no tool call, or
+    /// run the round of its calls.
     async fn turn_body(&mut self, info: TurnInfo) -> Result<TurnOutcome, RunError> {
         if let Some(stream) = &self.exec.stream {
             stream.begin_turn(info.message_index);
         }
-        // The run's budget: on the last tool round it has, the request forces the submit (or,
-        // where forcing is refused, a user message asks for it), so that a run out of turns
-        // still ends with an answer when the model can give one.
+        let budget = self.budget();
+        let response = self.ask_model(budget).await?;
+        let finish_reason = response.finish_reason;
+        let mut message = response.message;
+        self.name_requests(&mut message, info.message_index);
+        // What the round needs to know of this turn, kept on the message so a resumed round
+        // knows it too.
+        if finish_reason == FinishReason::Length {
+            set_flag(&mut message, KEY_FINISH_REASON, Value::from(LENGTH));
+        }
+        if budget.is_some() {
+            set_flag(&mut message, KEY_FORCED_BY_BUDGET, Value::Bool(true));
+        }
+        if message.tool_requests().next().is_none() {
+            return self
+                .text_turn(message, finish_reason, budget.is_some())
+                .await;
+        }
+        self.tool_turn(message, info).await
+    }
+
+    /// The run's budget: on the last tool round it has, the request forces the submit (or,
+    /// where forcing is refused, a user message asks for it), so that a run out of turns
+    /// still ends with an answer when the model can give one. The terminal gate on that
+    /// round, `None` on the others.
+    fn budget(&mut self) -> Option<&'a dyn TerminalGate> {
         let last_round = self.setup.max_turns > 0 && self.rounds + 1 == self.setup.max_turns;
         let budget = self.terminal.filter(|_| last_round);
         if let Some(t) = budget {
@@ -121,6 +146,15 @@ impl<'a> Run<'a> {
                     .push(Arc::new(Message::user(last_turn_request(t.name()))));
             }
         }
+        budget
+    }
+
+    /// Asks the model through its hooks, with the tool choice this turn needs, and counts
+    /// the usage.
+    async fn ask_model(
+        &mut self,
+        budget: Option<&dyn TerminalGate>,
+    ) -> Result<ModelResponse, RunError> {
         let tool_choice = match (self.force_next, self.terminal, budget) {
             (_, _, Some(t)) if !t.forbid_forcing() => ToolChoice::Tool(t.name().to_owned()),
             (true, Some(t), _) => ToolChoice::Tool(t.name().to_owned()),
@@ -143,13 +177,18 @@ impl<'a> Run<'a> {
             Err(e) => return Err(self.fail(RunErrorKind::Model(e), FinishReason::Failed)),
         };
         self.usage += response.usage;
-        let mut message = response.message;
+        Ok(response)
+    }
+
+    /// Gives each tool request without a reference one (`call-<message>-<n>`), and an
+    /// ordinary tool's request its arguments as a value.
+    fn name_requests(&self, message: &mut Message, message_index: usize) {
         let mut counter = 0usize;
         for part in &mut message.content {
             if let PartKind::ToolRequest(r) = &mut part.kind {
                 counter += 1;
                 if r.reference.is_none() {
-                    r.reference = Some(format!("call-{}-{counter}", info.message_index));
+                    r.reference = Some(format!("call-{message_index}-{counter}"));
                 }
                 // An ordinary tool and its hooks read a value; the terminal tool's parser
                 // reads the arguments as they arrived.
@@ -158,70 +197,76 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        // What the round needs to know of this turn, kept on the message so a resumed round
-        // knows it too.
-        if response.finish_reason == FinishReason::Length {
-            set_flag(&mut message, KEY_FINISH_REASON, Value::from(LENGTH));
-        }
-        if budget.is_some() {
-            set_flag(&mut message, KEY_FORCED_BY_BUDGET, Value::Bool(true));
-        }
-        if message.tool_requests().next().is_none() {
-            if let Some(t) = self.terminal {
-                // A call of the terminal tool the model wrote as text commits as if made (the
-                // conversation keeps the turn as it was); one that declines is answered in the
-                // message that names the tool.
-                let end = if response.finish_reason == FinishReason::Length {
-                    StopReason::OutputLimit
-                } else {
-                    StopReason::Complete
-                };
-                let turn = GateTurn {
-                    end,
-                    forced_by_budget: budget.is_some(),
-                };
-                let text = message.text();
-                let hint = match t.gate_text(&text, turn).await {
-                    None => None,
-                    Some(GateStep::Commit { .. }) => {
-                        return Ok(TurnOutcome::Done(self.response(
-                            Some(message),
-                            FinishReason::Stop,
-                            None,
-                        )));
-                    }
-                    Some(GateStep::Answer { output, .. }) => Some(answer_text(&output)),
-                    Some(GateStep::Abort(m)) => {
-                        return Err(
-                            self.fail(RunErrorKind::ResultValidation(m), FinishReason::Failed)
-                        );
-                    }
-                };
-                self.unusable += 1;
-                if self.unusable >= 3 {
-                    return Err(self.fail(
-                        RunErrorKind::Unusable {
-                            turns: self.unusable,
-                            tool: t.name().to_owned(),
-                        },
-                        FinishReason::Failed,
-                    ));
-                }
-                self.messages.push(Arc::new(message));
-                let nudge = match hint {
-                    Some(hint) => nudge_with(t.name(), &hint),
-                    None => nudge(t.name()),
-                };
-                self.messages.push(Arc::new(Message::user(nudge)));
-                self.force_next = !t.forbid_forcing();
-                return Ok(TurnOutcome::Continue);
-            }
+    }
+
+    /// A turn with no tool call. Without a terminal tool it ends the run. With one, a call
+    /// of the terminal tool the model wrote as text commits as if made (the conversation
+    /// keeps the turn as it was); otherwise the model is nudged to call it (with why, when
+    /// the call it wrote was declined), and the third such turn in a row stops the run.
+    async fn text_turn(
+        &mut self,
+        message: Message,
+        finish_reason: FinishReason,
+        forced_by_budget: bool,
+    ) -> Result<TurnOutcome, RunError> {
+        let Some(t) = self.terminal else {
             return Ok(TurnOutcome::Done(self.response(
                 Some(message),
-                response.finish_reason,
+                finish_reason,
                 None,
             )));
+        };
+        let end = if finish_reason == FinishReason::Length {
+            StopReason::OutputLimit
+        } else {
+            StopReason::Complete
+        };
+        let turn = GateTurn {
+            end,
+            forced_by_budget,
+        };
+        let text = message.text();
+        let hint = match t.gate_text(&text, turn).await {
+            None => None,
+            Some(GateStep::Commit { .. }) => {
+                return Ok(TurnOutcome::Done(self.response(
+                    Some(message),
+                    FinishReason::Stop,
+                    None,
+                )));
+            }
+            Some(GateStep::Answer { output, .. }) => Some(answer_text(&output)),
+            Some(GateStep::Abort(m)) => {
+                return Err(self.fail(RunErrorKind::ResultValidation(m), FinishReason::Failed));
+            }
+        };
+        self.unusable += 1;
+        if self.unusable >= 3 {
+            return Err(self.fail(
+                RunErrorKind::Unusable {
+                    turns: self.unusable,
+                    tool: t.name().to_owned(),
+                },
+                FinishReason::Failed,
+            ));
         }
+        self.messages.push(Arc::new(message));
+        let nudge = match hint {
+            Some(hint) => nudge_with(t.name(), &hint),
+            None => nudge(t.name()),
+        };
+        self.messages.push(Arc::new(Message::user(nudge)));
+        self.force_next = !t.forbid_forcing();
+        Ok(TurnOutcome::Continue)
+    }
+
+    /// A turn with tool calls: runs their round within the run's budget, then appends the
+    /// message and the tool message answering it (the run ends when the submit committed).
+    async fn tool_turn(
+        &mut self,
+        message: Message,
+        info: TurnInfo,
+    ) -> Result<TurnOutcome, RunError> {
         self.unusable = 0;
         self.force_next = false;
         if self.rounds + 1 > self.setup.max_turns {

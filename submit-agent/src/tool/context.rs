@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use submit_core::JsonType;
 
-use crate::message::{json_type, Chunk, Interrupt, JsonObject, Part};
+use crate::message::{Chunk, Interrupt, JsonObject, Part};
 use crate::model::stream::Stream;
 use crate::tool::ToolError;
 
@@ -199,7 +200,7 @@ impl ToolContext {
             Ok(Value::Object(map)) => self.interrupt_with(Some(map)),
             Ok(other) => ToolError::msg(format!(
                 "interrupt data must serialize to a JSON object (a struct or map), got {}: wrap the value in a struct field",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             )),
             Err(e) => ToolError::msg(format!(
                 "interrupt data must serialize to a JSON object (a struct or map), but it failed to serialize: {e}"
@@ -241,7 +242,7 @@ impl ToolContext {
         answers.then_some(delivery)
     }
 
-    /// In the stage a restart answers: the resume data decoded by its JSON shape. A bare
+    /// In the stage a restart answers: the resume data decoded into `T` (serde). A bare
     /// restart reads as an empty object. Otherwise `None` (also when the data does not decode).
     pub fn resume_data<T: DeserializeOwned>(&self) -> Option<T> {
         let delivery = self.answered_delivery()?;
@@ -254,7 +255,7 @@ impl ToolContext {
     }
 
     /// In the stage a restart answers, when the restart replaced the input: the input before
-    /// replacement, decoded by JSON shape. Otherwise `None`.
+    /// replacement, decoded into `T` (serde). Otherwise `None`.
     pub fn original_input<T: DeserializeOwned>(&self) -> Option<T> {
         let original = self.answered_delivery()?.original_input.clone()?;
         serde_json::from_value(original).ok()
@@ -291,7 +292,7 @@ pub(crate) fn to_object<T: Serialize>(value: &T) -> Result<Option<JsonObject>, S
     match serde_json::to_value(value) {
         Ok(Value::Null) => Ok(None),
         Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(other) => Err(json_type(&other).to_owned()),
+        Ok(other) => Err(JsonType::of(&other).as_str().to_owned()),
         Err(e) => Err(e.to_string()),
     }
 }

@@ -3,10 +3,8 @@
 
 use std::fmt;
 
+use crate::cause::BoxError;
 use crate::message::{Interrupt, JsonObject};
-
-/// A boxed error that can cross tasks.
-type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// How a tool call (or a hook around it) ended without an output.
 ///

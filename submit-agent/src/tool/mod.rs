@@ -25,6 +25,7 @@ pub(crate) mod context;
 mod definition;
 mod error;
 
+pub use crate::message::output::ToolOutput;
 pub use context::ToolContext;
 pub use definition::{ToolDefinition, WireDefinitions};
 pub use error::ToolError;
@@ -43,40 +44,6 @@ use serde_json::{Map, Value};
 use crate::message::{JsonObject, Part, PartKind, Restart, ToolRequest, KEY_INTERRUPT_RESPONSE};
 use crate::schema;
 use context::{to_object, CallState, Stage};
-
-/// What a call produced: the output, extra content parts and response metadata.
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct ToolOutput {
-    /// The output the model reads.
-    pub output: Option<Value>,
-    /// Content parts (media …); attached parts land after these.
-    pub content: Vec<Part>,
-    /// The response part's metadata.
-    pub metadata: Option<JsonObject>,
-}
-
-impl ToolOutput {
-    /// An output value and nothing else.
-    pub fn value(output: Value) -> Self {
-        ToolOutput {
-            output: Some(output),
-            ..ToolOutput::default()
-        }
-    }
-
-    /// This output with extra content parts.
-    pub fn with_content(mut self, content: Vec<Part>) -> Self {
-        self.content = content;
-        self
-    }
-
-    /// This output with metadata on the response part.
-    pub fn with_metadata(mut self, metadata: JsonObject) -> Self {
-        self.metadata = Some(metadata);
-        self
-    }
-}
 
 type ToolFuture = BoxFuture<'static, Result<ToolOutput, ToolError>>;
 type RunFn = dyn Fn(ToolContext, Value) -> ToolFuture + Send + Sync;
@@ -366,7 +333,7 @@ where
     Res: DeserializeOwned + JsonSchema + Send + 'static,
 {
     /// A resumable tool: `resume` is `None` on a fresh call and `Some` on a restart answering
-    /// the tool (the type's default-shaped value for a bare restart when it decodes from `{}`).
+    /// the tool (for a bare restart, the value `{}` decodes into, when it does).
     /// Fails when `Res` does not describe a JSON object.
     pub fn resumable<F, Fut>(
         name: impl Into<String>,
@@ -491,7 +458,7 @@ pub struct TypedInterrupt<In, Out, Res> {
 }
 
 impl<In, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res> {
-    /// The interrupt data decoded by JSON shape; `None` for a bare interrupt or a mismatch.
+    /// The interrupt data decoded into `T` (serde); `None` for a bare interrupt or a mismatch.
     pub fn data<T: DeserializeOwned>(&self) -> Option<T> {
         interrupt_as(&self.part)
     }
@@ -557,7 +524,7 @@ impl<In: Serialize, Out: Serialize, Res: Serialize> TypedInterrupt<In, Out, Res>
     }
 }
 
-/// The data of an unresolved interrupt, decoded by JSON shape into `T`.
+/// The data of an unresolved interrupt, decoded into `T` (serde).
 pub fn interrupt_as<T: DeserializeOwned>(part: &Part) -> Option<T> {
     let interrupt = part.as_tool_request()?.interrupt.as_ref()?;
     if interrupt.resolved {

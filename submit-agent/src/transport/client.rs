@@ -108,10 +108,11 @@ impl<A: Api> Transport<A> {
     }
 
     /// Sets how many bytes one event of a streamed answer, and the whole stream, may take
-    /// (default [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) and [`MAX_STREAM_BYTES`](super::MAX_STREAM_BYTES)); past either, the call fails
-    /// with [`TransportErrorKind::Stream`](super::TransportErrorKind::Stream).
-    pub fn stream_limits(mut self, event_bytes: usize, stream_bytes: usize) -> Self {
-        self.http.set_stream_limits(event_bytes, stream_bytes);
+    /// (default [`MAX_EVENT_BYTES`](super::MAX_EVENT_BYTES) and
+    /// [`MAX_STREAM_BYTES`](super::MAX_STREAM_BYTES)); past either, the call fails with
+    /// [`TransportErrorKind::Stream`](super::TransportErrorKind::Stream).
+    pub fn stream_limits(mut self, limits: super::StreamLimits) -> Self {
+        self.http.set_stream_limits(limits);
         self
     }
 

@@ -12,7 +12,9 @@ use super::http::remote_error;
 use super::sse::{emit, emit_delta, Assemble};
 use super::wire::{base64_decode, base64_encode, input_object, meta, mime, system_text, with_meta};
 use super::{Api, Transport, TransportError};
-use crate::message::{Media, MediaSource, Message, Part, PartKind, Role};
+use crate::message::{
+    Media, MediaSource, Message, Part, PartKind, Role, ToolRequest, ToolResponse,
+};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice, Usage};
 
@@ -178,6 +180,64 @@ fn signed(part: &Part, mut wire: Value) -> Value {
     wire
 }
 
+/// A tool request as a `functionCall` part; a call id Gemini issued goes back, and is noted
+/// in `issued`.
+fn function_call(part: &Part, r: &ToolRequest, issued: &mut HashSet<String>) -> Value {
+    let mut call = json!({"name": r.name, "args": input_object(r)});
+    if meta(part, NS, "id") == Some(&Value::Bool(true)) {
+        if let Some(id) = &r.reference {
+            issued.insert(id.clone());
+            call["id"] = json!(id);
+        }
+    }
+    signed(part, json!({ "functionCall": call }))
+}
+
+/// A tool response as a `functionResponse` part: the output (an error under `error`), the
+/// call id when Gemini issued it, text content under `content`, inline media as its parts.
+fn function_response(
+    part: &Part,
+    r: &ToolResponse,
+    issued: &HashSet<String>,
+) -> Result<Value, TransportError> {
+    let output = r.output.clone().unwrap_or(Value::Null);
+    let response = if part.is_tool_error() {
+        match output {
+            Value::Object(m) if m.contains_key("error") => Value::Object(m),
+            other => json!({ "error": other }),
+        }
+    } else {
+        json!({ "output": output })
+    };
+    let mut answer = json!({"name": r.name, "response": response});
+    if let Some(id) = r.reference.as_ref().filter(|id| issued.contains(*id)) {
+        answer["id"] = json!(id);
+    }
+    let mut media = Vec::new();
+    for p in &r.content {
+        match &p.kind {
+            PartKind::Media(m @ Media {
+                source: MediaSource::Inline(_),
+                ..
+            }) => media.push(media_part(m)?),
+            PartKind::Media(_) => {
+                return Err(TransportError::refused(PROVIDER, format!(
+                    "the result of tool {:?} holds media by URL, which Gemini function responses cannot carry: attach the bytes inline",
+                    r.name
+                )))
+            }
+            PartKind::Text(t) => {
+                answer["response"]["content"] = json!(t);
+            }
+            _ => {}
+        }
+    }
+    if !media.is_empty() {
+        answer["parts"] = Value::Array(media);
+    }
+    Ok(json!({ "functionResponse": answer }))
+}
+
 fn convert_messages<M: std::borrow::Borrow<Message>>(
     messages: &[M],
 ) -> Result<Vec<Value>, TransportError> {
@@ -208,54 +268,8 @@ fn convert_messages<M: std::borrow::Borrow<Message>>(
                         parts.push(signed(part, json!({"text": text, "thought": true})));
                     }
                 }
-                PartKind::ToolRequest(r) => {
-                    let mut call = json!({"name": r.name, "args": input_object(r)});
-                    if meta(part, NS, "id") == Some(&Value::Bool(true)) {
-                        if let Some(id) = &r.reference {
-                            issued.insert(id.clone());
-                            call["id"] = json!(id);
-                        }
-                    }
-                    parts.push(signed(part, json!({ "functionCall": call })));
-                }
-                PartKind::ToolResponse(r) => {
-                    let output = r.output.clone().unwrap_or(Value::Null);
-                    let response = if part.is_tool_error() {
-                        match output {
-                            Value::Object(m) if m.contains_key("error") => Value::Object(m),
-                            other => json!({ "error": other }),
-                        }
-                    } else {
-                        json!({ "output": output })
-                    };
-                    let mut answer = json!({"name": r.name, "response": response});
-                    if let Some(id) = r.reference.as_ref().filter(|id| issued.contains(*id)) {
-                        answer["id"] = json!(id);
-                    }
-                    let mut media = Vec::new();
-                    for p in &r.content {
-                        match &p.kind {
-                            PartKind::Media(m @ Media {
-                                source: MediaSource::Inline(_),
-                                ..
-                            }) => media.push(media_part(m)?),
-                            PartKind::Media(_) => {
-                                return Err(TransportError::refused(PROVIDER, format!(
-                                    "the result of tool {:?} holds media by URL, which Gemini function responses cannot carry: attach the bytes inline",
-                                    r.name
-                                )))
-                            }
-                            PartKind::Text(t) => {
-                                answer["response"]["content"] = json!(t);
-                            }
-                            _ => {}
-                        }
-                    }
-                    if !media.is_empty() {
-                        answer["parts"] = Value::Array(media);
-                    }
-                    parts.push(json!({ "functionResponse": answer }));
-                }
+                PartKind::ToolRequest(r) => parts.push(function_call(part, r, &mut issued)),
+                PartKind::ToolResponse(r) => parts.push(function_response(part, r, &issued)?),
             }
         }
         if parts.is_empty() {

@@ -9,7 +9,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 use submit_core::Provider;
 
-use super::sse::{events, next_event, read_stream, Assemble, Events, Limits, Meter, Unread};
+use super::sse::{events, next_event, read_stream, Assemble, Events, Meter, StreamLimits, Unread};
 use super::{ApiKey, TransportError, TransportErrorKind};
 use crate::model::stream::ModelStream;
 
@@ -88,7 +88,7 @@ pub struct Http {
     pub(crate) base_url: String,
     timeout: Duration,
     retry: Retry,
-    pub(super) limits: Limits,
+    pub(super) limits: StreamLimits,
     client: Arc<Mutex<Option<reqwest::Client>>>,
 }
 
@@ -112,7 +112,7 @@ impl Http {
             base_url: base_url.to_owned(),
             timeout: Duration::from_secs(600),
             retry: Retry::default(),
-            limits: Limits::default(),
+            limits: StreamLimits::default(),
             client: Arc::new(Mutex::new(None)),
         }
     }
@@ -130,11 +130,8 @@ impl Http {
         self.client = Arc::new(Mutex::new(None));
     }
 
-    pub(crate) fn set_stream_limits(&mut self, event_bytes: usize, stream_bytes: usize) {
-        self.limits = Limits {
-            event_bytes,
-            stream_bytes,
-        };
+    pub(crate) fn set_stream_limits(&mut self, limits: StreamLimits) {
+        self.limits = limits;
     }
 
     pub(crate) fn set_retry(&mut self, retry: Retry) {
@@ -282,7 +279,7 @@ async fn open<T, R, F>(
     read: R,
 ) -> Result<T, TransportError>
 where
-    R: Fn(Provider, Limits, reqwest::Response, u32) -> F,
+    R: Fn(Provider, StreamLimits, reqwest::Response, u32) -> F,
     F: Future<Output = Result<T, Failed>>,
 {
     let client = http.client()?;
@@ -353,7 +350,7 @@ async fn attempt(
 /// A whole answer's body, read as the provider's typed answer.
 async fn read_body<T: serde::de::DeserializeOwned>(
     provider: Provider,
-    _limits: Limits,
+    _limits: StreamLimits,
     response: reqwest::Response,
     n: u32,
 ) -> Result<T, Failed> {
@@ -383,7 +380,7 @@ pub(crate) fn decode_answer<T: serde::de::DeserializeOwned>(
 /// retried like a failed connection).
 async fn first_event(
     provider: Provider,
-    limits: Limits,
+    limits: StreamLimits,
     response: reqwest::Response,
     n: u32,
 ) -> Result<(Events, Meter, sse_stream::Sse), Failed> {

@@ -18,7 +18,7 @@
 //!   call returns;
 //! - bounds what a stream may hold: one event at most [`MAX_EVENT_BYTES`] (16 MiB) of the
 //!   stream, the whole stream at most [`MAX_STREAM_BYTES`] (256 MiB), both set with
-//!   `stream_limits`; past either, the call fails with [`TransportErrorKind::Stream`] naming the
+//!   `stream_limits` ([`StreamLimits`]); past either, the call fails with [`TransportErrorKind::Stream`] naming the
 //!   limit. While a stream is read, the framing holds at most one event's bytes and one
 //!   network chunk; the assembled answer grows with the stream, within its limit;
 //! - reads answers already received, a recording or a log, without sending anything:
@@ -86,7 +86,7 @@ pub use http::Retry;
 pub use openai_chat::{ChatCompletionsApi, OpenAiChat};
 #[cfg(feature = "openai-responses")]
 pub use openai_responses::{OpenAiResponses, ResponsesApi};
-pub use sse::{MAX_EVENT_BYTES, MAX_STREAM_BYTES};
+pub use sse::{StreamLimits, MAX_EVENT_BYTES, MAX_STREAM_BYTES};
 
 /// An API key; its `Debug` form never shows it.
 ///

@@ -14,7 +14,7 @@ use super::wire::{
     with_meta, Tagged, TextArguments,
 };
 use super::{Api, Transport, TransportError, TransportErrorKind};
-use crate::message::{Media, Message, Part, PartKind, Role};
+use crate::message::{Media, Message, Part, PartKind, Role, ToolRequest};
 use crate::model::stream::ModelStream;
 use crate::model::{FinishReason, ModelRequest, ModelResponse, ToolChoice};
 
@@ -177,125 +177,150 @@ fn input_part(part: &Part) -> Result<Option<Value>, TransportError> {
 
 fn convert(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError> {
     match message.role {
-        Role::System => {}
-        Role::User => {
-            let mut parts = Vec::new();
-            for part in &message.content {
-                parts.extend(input_part(part)?);
-            }
-            if !parts.is_empty() {
-                out.push(json!({"role": "user", "content": parts}));
-            }
-        }
+        Role::System => Ok(()),
+        Role::User => user_items(message, out),
         Role::Model => {
-            // Text of one output message, with that message's item id when it has one.
-            let mut text = String::new();
-            let mut text_id: Option<Value> = None;
-            let flush = |text: &mut String, text_id: &mut Option<Value>, out: &mut Vec<Value>| {
-                if text.is_empty() {
-                    return;
-                }
-                let text = std::mem::take(text);
-                out.push(match text_id.take() {
-                    Some(id) => json!({
-                        "type": "message",
-                        "role": "assistant",
-                        "id": id,
-                        "status": "completed",
-                        "content": [{"type": "output_text", "text": text, "annotations": []}],
-                    }),
-                    None => json!({"role": "assistant", "content": text}),
-                });
-            };
-            for part in &message.content {
-                match &part.kind {
-                    PartKind::Text(t) => {
-                        let id = meta(part, NS, "id");
-                        if id.is_some() && id != text_id.as_ref() {
-                            flush(&mut text, &mut text_id, out);
-                            text_id = id.cloned();
-                        }
-                        text.push_str(t);
-                    }
-                    PartKind::Reasoning(summary) => {
-                        // Only reasoning items the API issued go back, by id; the parts of
-                        // one item (one per summary part) go back as one item.
-                        let Some(id) = meta(part, NS, "id") else {
-                            continue;
-                        };
-                        flush(&mut text, &mut text_id, out);
-                        let continues = out.last().is_some_and(|last| {
-                            last["type"] == "reasoning" && last.get("id") == Some(id)
-                        });
-                        if !continues {
-                            let mut item = json!({"type": "reasoning", "id": id, "summary": []});
-                            if let Some(encrypted) = meta(part, NS, "encryptedContent") {
-                                item["encrypted_content"] = encrypted.clone();
-                            }
-                            out.push(item);
-                        }
-                        if !summary.is_empty() {
-                            if let Some(parts) = out
-                                .last_mut()
-                                .and_then(|item| item["summary"].as_array_mut())
-                            {
-                                parts.push(json!({"type": "summary_text", "text": summary}));
-                            }
-                        }
-                    }
-                    PartKind::ToolRequest(r) => {
-                        flush(&mut text, &mut text_id, out);
-                        let mut call = json!({
-                            "type": "function_call",
-                            "call_id": r.reference.clone().unwrap_or_default(),
-                            "name": r.name,
-                            "arguments": arguments_text(r),
-                        });
-                        // The item id: a reasoning item must be followed by its item, by id.
-                        if let Some(id) = meta(part, NS, "id") {
-                            call["id"] = id.clone();
-                        }
-                        out.push(call);
-                    }
-                    _ => {}
-                }
-            }
-            flush(&mut text, &mut text_id, out);
+            model_items(message, out);
+            Ok(())
         }
-        Role::Tool => {
-            let mut extra = Vec::new();
-            for part in &message.content {
-                let PartKind::ToolResponse(r) = &part.kind else {
-                    extra.extend(input_part(part)?);
+        Role::Tool => tool_items(message, out),
+    }
+}
+
+/// A user message: one input message of its parts, when it has any.
+fn user_items(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError> {
+    let mut parts = Vec::new();
+    for part in &message.content {
+        parts.extend(input_part(part)?);
+    }
+    if !parts.is_empty() {
+        out.push(json!({"role": "user", "content": parts}));
+    }
+    Ok(())
+}
+
+/// A model message: its text as output messages (one per item id), its reasoning items and
+/// its function calls, in order.
+fn model_items(message: &Message, out: &mut Vec<Value>) {
+    // Text of one output message, with that message's item id when it has one.
+    let mut text = String::new();
+    let mut text_id: Option<Value> = None;
+    let flush = |text: &mut String, text_id: &mut Option<Value>, out: &mut Vec<Value>| {
+        if text.is_empty() {
+            return;
+        }
+        let text = std::mem::take(text);
+        out.push(match text_id.take() {
+            Some(id) => json!({
+                "type": "message",
+                "role": "assistant",
+                "id": id,
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }),
+            None => json!({"role": "assistant", "content": text}),
+        });
+    };
+    for part in &message.content {
+        match &part.kind {
+            PartKind::Text(t) => {
+                let id = meta(part, NS, "id");
+                if id.is_some() && id != text_id.as_ref() {
+                    flush(&mut text, &mut text_id, out);
+                    text_id = id.cloned();
+                }
+                text.push_str(t);
+            }
+            PartKind::Reasoning(summary) => {
+                // Only reasoning items the API issued go back, by id.
+                let Some(id) = meta(part, NS, "id") else {
                     continue;
                 };
-                let text = if part.is_tool_error() {
-                    error_text(r.output.as_ref())
-                } else {
-                    output_text(r.output.as_ref())
-                };
-                let output = if r.content.is_empty() {
-                    Value::String(text)
-                } else {
-                    let mut items = Vec::new();
-                    if !text.is_empty() {
-                        items.push(json!({"type": "input_text", "text": text}));
-                    }
-                    for p in &r.content {
-                        items.extend(input_part(p)?);
-                    }
-                    Value::Array(items)
-                };
-                out.push(json!({
-                    "type": "function_call_output",
-                    "call_id": r.reference.clone().unwrap_or_default(),
-                    "output": output,
-                }));
+                flush(&mut text, &mut text_id, out);
+                push_reasoning(part, id, summary, out);
             }
-            if !extra.is_empty() {
-                out.push(json!({"role": "user", "content": extra}));
+            PartKind::ToolRequest(r) => {
+                flush(&mut text, &mut text_id, out);
+                out.push(function_call(part, r));
             }
+            _ => {}
         }
+    }
+    flush(&mut text, &mut text_id, out);
+}
+
+/// A reasoning part the API issued as item `id`: the parts of one item (one per summary
+/// part) go back as one item.
+fn push_reasoning(part: &Part, id: &Value, summary: &str, out: &mut Vec<Value>) {
+    let continues = out
+        .last()
+        .is_some_and(|last| last["type"] == "reasoning" && last.get("id") == Some(id));
+    if !continues {
+        let mut item = json!({"type": "reasoning", "id": id, "summary": []});
+        if let Some(encrypted) = meta(part, NS, "encryptedContent") {
+            item["encrypted_content"] = encrypted.clone();
+        }
+        out.push(item);
+    }
+    if !summary.is_empty() {
+        if let Some(parts) = out
+            .last_mut()
+            .and_then(|item| item["summary"].as_array_mut())
+        {
+            parts.push(json!({"type": "summary_text", "text": summary}));
+        }
+    }
+}
+
+/// A tool request as a `function_call` item, its arguments as the model sent them.
+fn function_call(part: &Part, r: &ToolRequest) -> Value {
+    let mut call = json!({
+        "type": "function_call",
+        "call_id": r.reference.clone().unwrap_or_default(),
+        "name": r.name,
+        "arguments": arguments_text(r),
+    });
+    // The item id: a reasoning item must be followed by its item, by id.
+    if let Some(id) = meta(part, NS, "id") {
+        call["id"] = id.clone();
+    }
+    call
+}
+
+/// A tool message: a `function_call_output` item per response, and its other parts as one
+/// user message after them.
+fn tool_items(message: &Message, out: &mut Vec<Value>) -> Result<(), TransportError> {
+    let mut extra = Vec::new();
+    for part in &message.content {
+        let PartKind::ToolResponse(r) = &part.kind else {
+            extra.extend(input_part(part)?);
+            continue;
+        };
+        let text = if part.is_tool_error() {
+            error_text(r.output.as_ref())
+        } else {
+            output_text(r.output.as_ref())
+        };
+        let output = if r.content.is_empty() {
+            Value::String(text)
+        } else {
+            let mut items = Vec::new();
+            if !text.is_empty() {
+                items.push(json!({"type": "input_text", "text": text}));
+            }
+            for p in &r.content {
+                items.extend(input_part(p)?);
+            }
+            Value::Array(items)
+        };
+        out.push(json!({
+            "type": "function_call_output",
+            "call_id": r.reference.clone().unwrap_or_default(),
+            "output": output,
+        }));
+    }
+    if !extra.is_empty() {
+        out.push(json!({"role": "user", "content": extra}));
     }
     Ok(())
 }

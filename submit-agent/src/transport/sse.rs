@@ -79,19 +79,45 @@ pub const MAX_EVENT_BYTES: usize = 16 << 20;
 /// The most bytes a whole stream may take unless set otherwise (256 MiB).
 pub const MAX_STREAM_BYTES: usize = 256 << 20;
 
-/// How many bytes one event, and a whole stream, may take.
+/// How many bytes one event of a streamed answer, and the whole stream, may take; past
+/// either, the call fails with [`TransportErrorKind::Stream`](super::TransportErrorKind::Stream).
+///
+/// ```
+/// use submit_agent::transport::{StreamLimits, MAX_STREAM_BYTES};
+///
+/// let limits = StreamLimits::default().event_bytes(8 * 1024);
+/// assert_eq!(limits.event_bytes, 8 * 1024);
+/// assert_eq!(limits.stream_bytes, MAX_STREAM_BYTES);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Limits {
-    pub(crate) event_bytes: usize,
-    pub(crate) stream_bytes: usize,
+#[non_exhaustive]
+pub struct StreamLimits {
+    /// The most bytes of the stream one event may take (default [`MAX_EVENT_BYTES`]).
+    pub event_bytes: usize,
+    /// The most bytes the whole stream may take (default [`MAX_STREAM_BYTES`]).
+    pub stream_bytes: usize,
 }
 
-impl Default for Limits {
+impl Default for StreamLimits {
     fn default() -> Self {
-        Limits {
+        StreamLimits {
             event_bytes: MAX_EVENT_BYTES,
             stream_bytes: MAX_STREAM_BYTES,
         }
+    }
+}
+
+impl StreamLimits {
+    /// These limits with the most bytes one event may take.
+    pub fn event_bytes(mut self, bytes: usize) -> Self {
+        self.event_bytes = bytes;
+        self
+    }
+
+    /// These limits with the most bytes the whole stream may take.
+    pub fn stream_bytes(mut self, bytes: usize) -> Self {
+        self.stream_bytes = bytes;
+        self
     }
 }
 
@@ -131,7 +157,7 @@ pub(super) type Events = Pin<Box<dyn Stream<Item = Result<Sse, sse_stream::Error
 /// the framing holds at any time is at most one event's bytes and one chunk.
 pub(super) fn events<S, B, E>(
     bytes: S,
-    limits: Limits,
+    limits: StreamLimits,
 ) -> (impl Stream<Item = Result<Sse, sse_stream::Error>>, Meter)
 where
     S: Stream<Item = Result<B, E>>,
@@ -299,7 +325,7 @@ where
 /// streaming to no sink would: the same limits, the same errors.
 pub(crate) fn decode_stream<'a, A: Assemble>(
     provider: Provider,
-    limits: Limits,
+    limits: StreamLimits,
     chunks: impl IntoIterator<Item = &'a [u8]>,
     assembler: A,
 ) -> Result<A::Answer, TransportError> {
@@ -355,7 +381,7 @@ mod tests {
         for size in [stream.len(), 5, 1] {
             let decoded = decode_stream(
                 Provider::Claude,
-                Limits::default(),
+                StreamLimits::default(),
                 stream.as_bytes().chunks(size),
                 Count::default(),
             );
@@ -372,7 +398,7 @@ mod tests {
         for size in [clean.len(), 2, 1] {
             let decoded = decode_stream(
                 Provider::Claude,
-                Limits::default(),
+                StreamLimits::default(),
                 clean.as_bytes().chunks(size),
                 Count::default(),
             );

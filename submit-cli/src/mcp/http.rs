@@ -131,22 +131,7 @@ where
         .map_err(|source| CliError::Listen { addr, source })?;
     let auth = setup.auth()?;
 
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(setup.session_timeout);
-    // A request's stream is kept after its answer for a client that lost the connection to
-    // resume (rmcp keeps it 60 s), so memory would grow with the calls of the last minute
-    // rather than with the sessions; a stream cut before its answer is still resumed.
-    sessions.session_config.completed_cache_ttl = Duration::ZERO;
-    let sessions = Arc::new(sessions);
-    let config = StreamableHttpServerConfig::default()
-        .with_max_request_body_bytes(setup.max_body)
-        .with_allowed_hosts(allowed_hosts(local));
-    let config = if local.ip().is_unspecified() {
-        // Every interface: the names it is reached by are unknown. The token guards it.
-        config.disable_allowed_hosts()
-    } else {
-        config
-    };
+    let (sessions, config) = streamable(&setup, local);
     let cancel = config.cancellation_token.clone();
     let service = StreamableHttpService::new(move || Ok(factory()), Arc::clone(&sessions), config);
     let policy = Arc::new(Policy {
@@ -160,11 +145,7 @@ where
         opening: tokio::sync::Mutex::new(()),
     });
     let connections = Connections::new(setup.max_connections);
-    let mut http1 = hyper::server::conn::http1::Builder::new();
-    http1
-        .timer(TokioTimer::new())
-        .header_read_timeout(setup.read_timeout);
-    let http1 = Arc::new(http1);
+    let http1 = http1(setup.read_timeout);
 
     // The address is the interface here (port 0 picks one), so it is printed whatever the log
     // filter.
@@ -213,6 +194,38 @@ where
     cancel.cancel();
     tracing::info!("interrupted: stopped serving");
     Ok(())
+}
+
+/// The session manager and the streamable HTTP configuration for a server at `local`.
+fn streamable(
+    setup: &Setup,
+    local: SocketAddr,
+) -> (Arc<LocalSessionManager>, StreamableHttpServerConfig) {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(setup.session_timeout);
+    // A request's stream is kept after its answer for a client that lost the connection to
+    // resume (rmcp keeps it 60 s), so memory would grow with the calls of the last minute
+    // rather than with the sessions; a stream cut before its answer is still resumed.
+    sessions.session_config.completed_cache_ttl = Duration::ZERO;
+    let config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(setup.max_body)
+        .with_allowed_hosts(allowed_hosts(local));
+    let config = if local.ip().is_unspecified() {
+        // Every interface: the names it is reached by are unknown. The token guards it.
+        config.disable_allowed_hosts()
+    } else {
+        config
+    };
+    (Arc::new(sessions), config)
+}
+
+/// The HTTP/1 connection builder: a request's headers must arrive within `read_timeout`.
+fn http1(read_timeout: Duration) -> Arc<hyper::server::conn::http1::Builder> {
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(read_timeout);
+    Arc::new(http1)
 }
 
 /// The signals that stop the server, each registered once, for the server's whole life: a

@@ -17,7 +17,6 @@ use super::values::{self, Top};
 use crate::error::{ErrorClass, SubmitError};
 use crate::outcome::{Recovery, RecoveryKind};
 use crate::schema::property::Property;
-use crate::tool::FromValue;
 
 /// What step *Strict mode only* and step *Decode* need of the tool.
 pub(crate) struct Decode<'t> {
@@ -33,6 +32,10 @@ pub(crate) struct Decode<'t> {
     /// The payload was built from flat properties.
     pub(crate) flat: bool,
 }
+
+/// How a validated JSON payload becomes the response: serde's decode, or for a tool built
+/// from a JSON Schema document (whose response is that JSON) the payload itself, moved.
+pub(crate) type FromValue<R> = fn(Value) -> Result<R, serde_json::Error>;
 
 /// Step *Decode*, after step *Strict mode only*. The message is the same whether the payload
 /// came direct, from a string or from reasoning: serde's text without the position, which

@@ -45,8 +45,37 @@ pub(crate) fn build<'a, R>(
     flat: &Flat<'a>,
     applied: &mut Vec<Recovery>,
 ) -> Result<Located<'a, R>, SubmitError> {
-    // `stringified_property`: a string sent for a property whose type admits no string.
-    let mut picked: Vec<(&'a Property, Picked<'a>)> = Vec::with_capacity(flat.properties.len());
+    let mut picked = pick(object, flat, applied);
+    let absent = |name: &str| is_absent(&picked, name);
+    if let Some(error) = swallowed_parameter(reasoning, &picked, flat, &absent) {
+        return Err(error);
+    }
+    let unknown = unknown_members(object, flat)?;
+    // The required check.
+    for property in flat.properties.iter().filter(|property| property.required) {
+        if absent(&property.name) {
+            return Err(SubmitError::parameter(
+                ParameterCause::AbsentOrMistyped,
+                format!("{} parameter is required", property.name),
+            ));
+        }
+    }
+    closing_markup(&mut picked, applied);
+    let members = picked
+        .into_iter()
+        .map(|(property, member)| (Cow::Borrowed(property.name.as_str()), member))
+        .chain(unknown);
+    Ok(Located::direct(Payload::Json(assemble(members))))
+}
+
+/// Each property of the full schema the arguments hold, in schema order, with
+/// `stringified_property` applied: a string sent for a property whose type admits no string.
+fn pick<'a>(
+    object: &Object<'a>,
+    flat: &Flat<'a>,
+    applied: &mut Vec<Recovery>,
+) -> Vec<(&'a Property, Picked<'a>)> {
+    let mut picked = Vec::with_capacity(flat.properties.len());
     let mut stringified = Vec::new();
     for property in flat.properties {
         let Some(param) = object.get(&property.name) else {
@@ -72,29 +101,48 @@ pub(crate) fn build<'a, R>(
             stringified,
         ));
     }
-    // `swallowed_parameter`: a string that swallowed another parameter's block.
-    let absent = |name: &str| {
-        !picked.iter().any(|(property, member)| {
-            property.name == name
-                && !matches!(member, Picked::AsSent(param) if param.json_type() == JsonType::Null)
-        })
-    };
+    picked
+}
+
+/// Whether the property `name` is absent or `null` among the picked.
+fn is_absent(picked: &[(&Property, Picked<'_>)], name: &str) -> bool {
+    !picked.iter().any(|(property, member)| {
+        property.name == name
+            && !matches!(member, Picked::AsSent(param) if param.json_type() == JsonType::Null)
+    })
+}
+
+/// `swallowed_parameter`: the rejection of a string (the reasoning, or a property sent as
+/// sent) that swallowed another parameter's block.
+fn swallowed_parameter(
+    reasoning: &str,
+    picked: &[(&Property, Picked<'_>)],
+    flat: &Flat<'_>,
+    absent: &dyn Fn(&str) -> bool,
+) -> Option<SubmitError> {
     if !flat.omit_reasoning {
-        if let Some(error) = swallowed(REASONING, reasoning, flat, &absent) {
-            return Err(error);
+        if let Some(error) = swallowed(REASONING, reasoning, flat, absent) {
+            return Some(error);
         }
     }
-    for (property, member) in &picked {
+    for (property, member) in picked {
         if let Picked::AsSent(param) = member {
             if let Some(text) = string_with_markup(*param) {
-                if let Some(error) = swallowed(&property.name, &text, flat, &absent) {
-                    return Err(error);
+                if let Some(error) = swallowed(&property.name, &text, flat, absent) {
+                    return Some(error);
                 }
             }
         }
     }
-    // A member that is no parameter: rejected under a closed schema, else passed to the
-    // decoder.
+    None
+}
+
+/// The members that are no parameter: rejected under a closed schema, else passed to the
+/// decoder.
+fn unknown_members<'a>(
+    object: &Object<'a>,
+    flat: &Flat<'_>,
+) -> Result<Vec<(Cow<'a, str>, Picked<'a>)>, SubmitError> {
     let mut unknown = Vec::new();
     for (name, param) in object.members() {
         let known = name == REASONING || flat.properties.iter().any(|p| p.name == *name);
@@ -112,18 +160,13 @@ pub(crate) fn build<'a, R>(
         }
         unknown.push((name, Picked::AsSent(param)));
     }
-    // The required check.
-    for property in flat.properties.iter().filter(|property| property.required) {
-        if absent(&property.name) {
-            return Err(SubmitError::parameter(
-                ParameterCause::AbsentOrMistyped,
-                format!("{} parameter is required", property.name),
-            ));
-        }
-    }
-    // `closing_markup`: tool-call markup at the end of a string property.
+    Ok(unknown)
+}
+
+/// `closing_markup`: tool-call markup at the end of a string property, cut.
+fn closing_markup(picked: &mut [(&Property, Picked<'_>)], applied: &mut Vec<Recovery>) {
     let mut tails = Vec::new();
-    for (property, member) in &mut picked {
+    for (property, member) in picked {
         let Picked::AsSent(param) = member else {
             continue;
         };
@@ -139,11 +182,6 @@ pub(crate) fn build<'a, R>(
     if !tails.is_empty() {
         applied.push(Recovery::naming(RecoveryKind::ClosingMarkup, tails));
     }
-    let members = picked
-        .into_iter()
-        .map(|(property, member)| (Cow::Borrowed(property.name.as_str()), member))
-        .chain(unknown);
-    Ok(Located::direct(Payload::Json(assemble(members))))
 }
 
 /// The advertised parameter names, in order.

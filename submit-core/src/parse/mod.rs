@@ -42,16 +42,16 @@ use serde_json::{json, Value};
 
 pub(crate) use arguments::object_members;
 pub use arguments::{Arguments, JsonType};
+pub(crate) use decode::FromValue;
 
-use arguments::{ArgumentsRead, AsWhole, InPlace};
-use payload::NewReasoning;
+use arguments::{ArgumentsRead, AsWhole, InPlace, Object, PayloadRead};
+use payload::{Located, NewReasoning};
 use whole::Unwrapped;
 
 use crate::error::SubmitError;
 use crate::options::Options;
 use crate::outcome::{Accepted, Recovery, RecoveryKind};
 use crate::schema::property::Property;
-use crate::tool::FromValue;
 
 /// What the parsing rules read of a built tool: its options and what it computed once from
 /// the payload schema.
@@ -73,7 +73,7 @@ pub(crate) struct Parser<'t> {
     pub(crate) fast_paths: bool,
 }
 
-impl Parser<'_> {
+impl<'t> Parser<'t> {
     /// Parses a call's arguments. `found` records where a call was found when the model did
     /// not make it as a call (written as text, or an entry of an invented wrapper): it is
     /// recorded first, and every rule applies after it.
@@ -126,13 +126,7 @@ impl Parser<'_> {
         // `wrapped_arguments`, one extra member wrapping the arguments, or beside it
         // `wrapped_call`, the whole call given as the arguments: only where no other recovery of
         // the arguments as a whole applied (where the call was found counts for nothing here).
-        let found_only = applied.iter().all(|rule| {
-            matches!(
-                rule.kind,
-                RecoveryKind::CallInText | RecoveryKind::ParallelWrapper
-            )
-        });
-        if found_only {
+        if only_where_found(&applied) {
             match whole::unwrap(&read.object, &self.parameters())? {
                 Some(Unwrapped::Object(inner, kinds)) => {
                     applied.extend(kinds.into_iter().map(Recovery::new));
@@ -153,32 +147,14 @@ impl Parser<'_> {
         let reasoning =
             reasoning::read(&read.object, read.reasoning.take(), options.omit_reasoning)?;
 
-        // Step *Flat payload*; or step *Nested payload*: the payload parameter, recovered from
-        // the reasoning when absent or `null`, or from a string.
-        let located = if options.flat_payload {
-            let flat = flat::Flat {
-                properties: self.properties,
-                omit_reasoning: options.omit_reasoning,
-                omitted: &options.omit_payload_fields,
-                closed: self.closed,
-            };
-            flat::build(&read.object, &reasoning, &flat, &mut applied)?
-        } else {
-            payload::locate(
-                &read.object,
-                read.payload.take(),
-                field,
-                &reasoning,
-                decodes_text,
-            )?
-        };
-        if let Some(recovery) = located.recovery {
-            applied.push(self.named(recovery));
-        }
-        if let Some(also) = located.also {
-            // A fence inside the stringified payload names the payload too.
-            applied.push(Recovery::naming(also, vec![field.to_owned()]));
-        }
+        // Step *Flat payload*; or step *Nested payload*.
+        let located = self.locate_payload(
+            &read.object,
+            read.payload.take(),
+            &reasoning,
+            decodes_text,
+            &mut applied,
+        )?;
 
         // Step *Strict mode only*, then step *Decode*.
         let decode = decode::Decode {
@@ -190,24 +166,47 @@ impl Parser<'_> {
         };
         let response = decode::decode(&decode, located.payload, &mut applied, from_value)?;
 
-        // Step *Accept*. A recovered reasoning is usually a prefix of the argument: cut it in
-        // place.
-        let replacement = located.reasoning.map(|text| match text {
-            NewReasoning::Prefix(len) => Err(len),
-            NewReasoning::Text(text) => Ok(text.into_owned()),
-        });
-        let reasoning = match (replacement, reasoning) {
-            (None, argument) => argument.into_owned(),
-            (Some(Ok(text)), _) => text,
-            (Some(Err(len)), Cow::Owned(mut argument)) => {
-                argument.truncate(len);
-                argument
-            }
-            (Some(Err(len)), Cow::Borrowed(argument)) => {
-                argument.get(..len).unwrap_or_default().to_owned()
-            }
-        };
+        // Step *Accept*.
+        let replacement = located.reasoning.map(NewReasoning::into_owned);
+        let reasoning = accepted_reasoning(replacement, reasoning);
         Ok(self.accept(response, reasoning, &mut applied))
+    }
+
+    /// Step *Flat payload*, or step *Nested payload*: the payload parameter, recovered from
+    /// the reasoning when absent or `null`, or from a string. The recovery that located it is
+    /// appended to `applied`.
+    fn locate_payload<'a, R: DeserializeOwned>(
+        &self,
+        object: &Object<'a>,
+        payload: Option<PayloadRead<'a, R>>,
+        reasoning: &'a str,
+        decodes_text: bool,
+        applied: &mut Vec<Recovery>,
+    ) -> Result<Located<'a, R>, SubmitError>
+    where
+        't: 'a,
+    {
+        let options = self.options;
+        let field = &*options.payload_field_name;
+        let located = if options.flat_payload {
+            let flat = flat::Flat {
+                properties: self.properties,
+                omit_reasoning: options.omit_reasoning,
+                omitted: &options.omit_payload_fields,
+                closed: self.closed,
+            };
+            flat::build(object, reasoning, &flat, applied)?
+        } else {
+            payload::locate(object, payload, field, reasoning, decodes_text)?
+        };
+        if let Some(recovery) = located.recovery {
+            applied.push(self.named(recovery));
+        }
+        if let Some(also) = located.also {
+            // A fence inside the stringified payload names the payload too.
+            applied.push(Recovery::naming(also, vec![field.to_owned()]));
+        }
+        Ok(located)
     }
 
     /// Whether the tool decodes its payload straight from JSON text: a nested payload, without
@@ -303,6 +302,33 @@ impl Parser<'_> {
             format = rule.format.map_or("", |f| f.as_str()),
             "recovered submit payload: {how}"
         );
+    }
+}
+
+/// Whether the only recoveries so far say where the call was found (written as text, an entry
+/// of an invented wrapper): `wrapped_arguments` and `wrapped_call` apply only then.
+fn only_where_found(applied: &[Recovery]) -> bool {
+    applied.iter().all(|rule| {
+        matches!(
+            rule.kind,
+            RecoveryKind::CallInText | RecoveryKind::ParallelWrapper
+        )
+    })
+}
+
+/// The reasoning an accepted call commits: the argument's, or the one a recovery from the
+/// reasoning gave. That one is usually a prefix of the argument: cut in place.
+fn accepted_reasoning(replacement: Option<NewReasoning<'_>>, argument: Cow<'_, str>) -> String {
+    match (replacement, argument) {
+        (None, argument) => argument.into_owned(),
+        (Some(NewReasoning::Text(text)), _) => text.into_owned(),
+        (Some(NewReasoning::Prefix(len)), Cow::Owned(mut argument)) => {
+            argument.truncate(len);
+            argument
+        }
+        (Some(NewReasoning::Prefix(len)), Cow::Borrowed(argument)) => {
+            argument.get(..len).unwrap_or_default().to_owned()
+        }
     }
 }
 

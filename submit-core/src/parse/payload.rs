@@ -65,6 +65,14 @@ pub(crate) enum NewReasoning<'a> {
 }
 
 impl NewReasoning<'_> {
+    /// This reasoning, owning its text (so the argument it may borrow from can move).
+    pub(crate) fn into_owned(self) -> NewReasoning<'static> {
+        match self {
+            NewReasoning::Prefix(len) => NewReasoning::Prefix(len),
+            NewReasoning::Text(text) => NewReasoning::Text(Cow::Owned(text.into_owned())),
+        }
+    }
+
     /// The reasoning, given the argument's.
     #[cfg(test)]
     pub(crate) fn of<'r>(&'r self, argument: &'r str) -> &'r str {

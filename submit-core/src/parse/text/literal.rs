@@ -31,6 +31,14 @@ enum Container {
     Dict,
 }
 
+/// What follows an item of an open container.
+enum After {
+    /// Another item.
+    Item,
+    /// The container's close.
+    Closed,
+}
+
 /// Python literals read into JSON text.
 pub(crate) struct Literal<'t> {
     text: &'t str,
@@ -126,35 +134,7 @@ impl<'t> Literal<'t> {
             };
             match byte {
                 b'[' | b'(' | b'{' => {
-                    if open.len() >= MAX_DEPTH {
-                        return Err(format!(
-                            "the argument {} nests deeper than {MAX_DEPTH} levels",
-                            quoted(self.argument)
-                        ));
-                    }
-                    self.at += 1;
-                    self.space();
-                    let (frame, close, json) = match byte {
-                        b'[' => (Container::List, b']', ('[', ']')),
-                        b'(' => (
-                            Container::Tuple {
-                                items: 0,
-                                commas: 0,
-                            },
-                            b')',
-                            ('[', ']'),
-                        ),
-                        _ => (Container::Dict, b'}', ('{', '}')),
-                    };
-                    self.out.push(json.0);
-                    if self.eat(close) {
-                        self.out.push(json.1);
-                    } else {
-                        let dict = matches!(frame, Container::Dict);
-                        open.push(frame);
-                        if dict {
-                            self.key()?;
-                        }
+                    if self.open_container(byte, &mut open)? {
                         continue 'value;
                     }
                 }
@@ -163,57 +143,102 @@ impl<'t> Literal<'t> {
                 _ => self.word()?,
             }
             // A value ended: close what it ends, or go on to the next value.
-            loop {
-                let Some(frame) = open.last_mut() else {
-                    return Ok(());
-                };
-                self.space();
-                match frame {
-                    Container::List => {
-                        if self.eat(b',') {
-                            self.space();
-                            if !self.eat(b']') {
-                                self.out.push(',');
-                                continue 'value;
-                            }
-                        } else if !self.eat(b']') {
-                            return Err(self.not_literal("an expression"));
-                        }
-                        self.out.push(']');
-                    }
-                    Container::Tuple { items, commas } => {
-                        *items += 1;
-                        if self.eat(b',') {
-                            *commas += 1;
-                            self.space();
-                            if !self.eat(b')') {
-                                self.out.push(',');
-                                continue 'value;
-                            }
-                        } else if !self.eat(b')') {
-                            return Err(self.not_literal("an expression"));
-                        } else if *items == 1 && *commas == 0 {
-                            return Err(self.not_literal("a parenthesized expression"));
-                        }
-                        self.out.push(']');
-                    }
-                    Container::Dict => {
-                        if self.eat(b',') {
-                            self.space();
-                            if !self.eat(b'}') {
-                                self.out.push(',');
-                                self.key()?;
-                                continue 'value;
-                            }
-                        } else if !self.eat(b'}') {
-                            return Err(self.not_literal("an expression"));
-                        }
-                        self.out.push('}');
+            while let Some(frame) = open.last_mut() {
+                match self.after_item(frame)? {
+                    After::Item => continue 'value,
+                    After::Closed => {
+                        open.pop();
                     }
                 }
-                open.pop();
+            }
+            return Ok(());
+        }
+    }
+
+    /// Opens the container `byte` starts. `true` when it holds a value to read next (pushed
+    /// on `open`, a dict's first key read); `false` when it closed at once, empty.
+    fn open_container(&mut self, byte: u8, open: &mut Vec<Container>) -> Result<bool, String> {
+        if open.len() >= MAX_DEPTH {
+            return Err(format!(
+                "the argument {} nests deeper than {MAX_DEPTH} levels",
+                quoted(self.argument)
+            ));
+        }
+        self.at += 1;
+        self.space();
+        let (frame, close, json) = match byte {
+            b'[' => (Container::List, b']', ('[', ']')),
+            b'(' => (
+                Container::Tuple {
+                    items: 0,
+                    commas: 0,
+                },
+                b')',
+                ('[', ']'),
+            ),
+            _ => (Container::Dict, b'}', ('{', '}')),
+        };
+        self.out.push(json.0);
+        if self.eat(close) {
+            self.out.push(json.1);
+            return Ok(false);
+        }
+        let dict = matches!(frame, Container::Dict);
+        open.push(frame);
+        if dict {
+            self.key()?;
+        }
+        Ok(true)
+    }
+
+    /// After an item of the innermost open container: a comma and another item, or the
+    /// container's close (a one-item tuple needs its comma).
+    fn after_item(&mut self, frame: &mut Container) -> Result<After, String> {
+        self.space();
+        match frame {
+            Container::List => {
+                if self.eat(b',') {
+                    self.space();
+                    if !self.eat(b']') {
+                        self.out.push(',');
+                        return Ok(After::Item);
+                    }
+                } else if !self.eat(b']') {
+                    return Err(self.not_literal("an expression"));
+                }
+                self.out.push(']');
+            }
+            Container::Tuple { items, commas } => {
+                *items += 1;
+                if self.eat(b',') {
+                    *commas += 1;
+                    self.space();
+                    if !self.eat(b')') {
+                        self.out.push(',');
+                        return Ok(After::Item);
+                    }
+                } else if !self.eat(b')') {
+                    return Err(self.not_literal("an expression"));
+                } else if *items == 1 && *commas == 0 {
+                    return Err(self.not_literal("a parenthesized expression"));
+                }
+                self.out.push(']');
+            }
+            Container::Dict => {
+                if self.eat(b',') {
+                    self.space();
+                    if !self.eat(b'}') {
+                        self.out.push(',');
+                        self.key()?;
+                        return Ok(After::Item);
+                    }
+                } else if !self.eat(b'}') {
+                    return Err(self.not_literal("an expression"));
+                }
+                self.out.push('}');
             }
         }
+        Ok(After::Closed)
     }
 
     /// A dict key (a string) and its colon.

@@ -5,7 +5,9 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use submit_core::JsonType;
 
+use super::output::ToolOutput;
 use super::part::*;
 
 /// A tool request's argument text as the model sent it.
@@ -42,127 +44,33 @@ fn strip_state_keys(metadata: &Option<JsonObject>) -> Option<JsonObject> {
 }
 
 impl Part {
-    fn to_wire(&self) -> Value {
+    fn to_json(&self) -> Value {
         let mut out = Map::new();
         let mut metadata = self.metadata.clone();
-        match &self.kind {
-            PartKind::Text(t) => {
-                out.insert("text".into(), Value::String(t.clone()));
-            }
-            PartKind::Reasoning(t) => {
-                out.insert("reasoning".into(), Value::String(t.clone()));
-            }
-            PartKind::Data(v) => {
-                out.insert("data".into(), v.clone());
-            }
-            PartKind::Custom(v) => {
-                out.insert("custom".into(), v.clone());
-            }
-            PartKind::Media(m) => {
-                let mut media = Map::new();
-                if let Some(ct) = &m.content_type {
-                    media.insert("contentType".into(), Value::String(ct.clone()));
-                }
-                let url = match &m.source {
-                    MediaSource::Url(u) => u.clone(),
-                    MediaSource::Inline(bytes) => format!(
-                        "data:{};base64,{}",
-                        m.content_type
-                            .as_deref()
-                            .unwrap_or("application/octet-stream"),
-                        base64_encode(bytes)
-                    ),
-                };
-                media.insert("url".into(), Value::String(url));
-                out.insert("media".into(), Value::Object(media));
-            }
+        let (key, body) = match &self.kind {
+            PartKind::Text(t) => ("text", Value::String(t.clone())),
+            PartKind::Reasoning(t) => ("reasoning", Value::String(t.clone())),
+            PartKind::Data(v) => ("data", v.clone()),
+            PartKind::Custom(v) => ("custom", v.clone()),
+            PartKind::Media(m) => ("media", media_to_json(m)),
             PartKind::ToolRequest(r) => {
-                let mut req = Map::new();
-                req.insert("name".into(), Value::String(r.name.clone()));
-                if let Some(reference) = &r.reference {
-                    req.insert("ref".into(), Value::String(reference.clone()));
-                }
-                req.insert("input".into(), r.input.clone());
-                if let Some(text) = &r.arguments_text {
-                    req.insert(KEY_ARGUMENTS_TEXT.into(), Value::String(text.clone()));
-                }
-                out.insert("toolRequest".into(), Value::Object(req));
-                let mut m = strip_state_keys(&metadata).unwrap_or_default();
-                if let Some(i) = &r.interrupt {
-                    let payload = i.data.clone().map_or(Value::Bool(true), Value::Object);
-                    let key = if i.resolved {
-                        KEY_RESOLVED
-                    } else {
-                        KEY_INTERRUPT
-                    };
-                    m.insert(key.into(), payload);
-                    if let Some(by) = &i.raised_by {
-                        m.insert(KEY_INTERRUPTED_BY.into(), Value::String(by.clone()));
-                    }
-                    if !i.released_by.is_empty() {
-                        m.insert(
-                            KEY_RELEASED_BY.into(),
-                            Value::Array(
-                                i.released_by.iter().cloned().map(Value::String).collect(),
-                            ),
-                        );
-                    }
-                }
-                if let Some(rs) = &r.restart {
-                    m.insert(
-                        KEY_RESUMED.into(),
-                        rs.resume.clone().unwrap_or(Value::Bool(true)),
-                    );
-                    if let Some(orig) = &rs.original_input {
-                        m.insert(KEY_REPLACED_INPUT.into(), orig.clone());
-                    }
-                }
-                if let Some(p) = &r.pending {
-                    m.insert(
-                        KEY_PENDING_OUTPUT.into(),
-                        p.output.clone().unwrap_or(Value::Null),
-                    );
-                    if !p.content.is_empty() {
-                        m.insert(
-                            KEY_PENDING_CONTENT.into(),
-                            Value::Array(p.content.iter().map(Part::to_wire).collect()),
-                        );
-                    }
-                    if let Some(pm) = &p.metadata {
-                        m.insert(KEY_PENDING_METADATA.into(), Value::Object(pm.clone()));
-                    }
-                }
-                metadata = (!m.is_empty()).then_some(m);
+                metadata = with_request_state(r, &metadata);
+                ("toolRequest", request_to_json(r))
             }
-            PartKind::ToolResponse(r) => {
-                let mut resp = Map::new();
-                resp.insert("name".into(), Value::String(r.name.clone()));
-                if let Some(reference) = &r.reference {
-                    resp.insert("ref".into(), Value::String(reference.clone()));
-                }
-                if let Some(output) = &r.output {
-                    resp.insert("output".into(), output.clone());
-                }
-                if !r.content.is_empty() {
-                    resp.insert(
-                        "content".into(),
-                        Value::Array(r.content.iter().map(Part::to_wire).collect()),
-                    );
-                }
-                out.insert("toolResponse".into(), Value::Object(resp));
-            }
-        }
+            PartKind::ToolResponse(r) => ("toolResponse", response_to_json(r)),
+        };
+        out.insert(key.into(), body);
         if let Some(m) = metadata {
             out.insert("metadata".into(), Value::Object(m));
         }
         Value::Object(out)
     }
 
-    fn from_wire(value: Value) -> Result<Part, String> {
+    fn from_json(value: Value) -> Result<Part, String> {
         let Value::Object(mut obj) = value else {
             return Err(format!(
                 "a part must be a JSON object, got {}",
-                json_type(&value)
+                JsonType::of(&value).as_str()
             ));
         };
         let metadata = match obj.remove("metadata") {
@@ -171,7 +79,7 @@ impl Part {
             Some(other) => {
                 return Err(format!(
                     "part metadata must be a JSON object, got {}",
-                    json_type(&other)
+                    JsonType::of(&other).as_str()
                 ))
             }
         };
@@ -200,16 +108,16 @@ impl Part {
             "reasoning" => PartKind::Reasoning(string_field(body, "reasoning")?),
             "data" => PartKind::Data(body),
             "custom" => PartKind::Custom(body),
-            "media" => PartKind::Media(media_from_wire(body)?),
+            "media" => PartKind::Media(media_from_json(body)?),
             "toolRequest" => {
-                let mut r = request_from_wire(body)?;
+                let mut r = request_from_json(body)?;
                 let metadata = lift_request_state(&mut r, metadata)?;
                 return Ok(Part {
                     kind: PartKind::ToolRequest(r),
                     metadata,
                 });
             }
-            _ => PartKind::ToolResponse(response_from_wire(body)?),
+            _ => PartKind::ToolResponse(response_from_json(body)?),
         };
         Ok(Part { kind, metadata })
     }
@@ -220,7 +128,7 @@ fn string_field(value: Value, what: &str) -> Result<String, String> {
         Value::String(s) => Ok(s),
         other => Err(format!(
             "{what} must be a string, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
@@ -230,7 +138,7 @@ fn object(value: Value, what: &str) -> Result<JsonObject, String> {
         Value::Object(m) => Ok(m),
         other => Err(format!(
             "{what} must be an object, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
@@ -241,12 +149,114 @@ fn opt_string(obj: &mut JsonObject, key: &str, what: &str) -> Result<Option<Stri
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(format!(
             "{what}.{key} must be a string, got {}",
-            json_type(&other)
+            JsonType::of(&other).as_str()
         )),
     }
 }
 
-fn media_from_wire(value: Value) -> Result<Media, String> {
+/// A media part's body: its content type and its URL (inline bytes as a `data:` URL).
+fn media_to_json(m: &Media) -> Value {
+    let mut media = Map::new();
+    if let Some(ct) = &m.content_type {
+        media.insert("contentType".into(), Value::String(ct.clone()));
+    }
+    let url = match &m.source {
+        MediaSource::Url(u) => u.clone(),
+        MediaSource::Inline(bytes) => format!(
+            "data:{};base64,{}",
+            m.content_type
+                .as_deref()
+                .unwrap_or("application/octet-stream"),
+            base64_encode(bytes)
+        ),
+    };
+    media.insert("url".into(), Value::String(url));
+    Value::Object(media)
+}
+
+/// A tool request's body: name, reference, input and the argument text as sent.
+fn request_to_json(r: &ToolRequest) -> Value {
+    let mut req = Map::new();
+    req.insert("name".into(), Value::String(r.name.clone()));
+    if let Some(reference) = &r.reference {
+        req.insert("ref".into(), Value::String(reference.clone()));
+    }
+    req.insert("input".into(), r.input.clone());
+    if let Some(text) = &r.arguments_text {
+        req.insert(KEY_ARGUMENTS_TEXT.into(), Value::String(text.clone()));
+    }
+    Value::Object(req)
+}
+
+/// A tool request part's metadata with the request's typed state (interrupt, restart,
+/// pending output) folded in under the state keys, which replace any the metadata held.
+fn with_request_state(r: &ToolRequest, metadata: &Option<JsonObject>) -> Option<JsonObject> {
+    let mut m = strip_state_keys(metadata).unwrap_or_default();
+    if let Some(i) = &r.interrupt {
+        let payload = i.data.clone().map_or(Value::Bool(true), Value::Object);
+        let key = if i.resolved {
+            KEY_RESOLVED
+        } else {
+            KEY_INTERRUPT
+        };
+        m.insert(key.into(), payload);
+        if let Some(by) = &i.raised_by {
+            m.insert(KEY_INTERRUPTED_BY.into(), Value::String(by.clone()));
+        }
+        if !i.released_by.is_empty() {
+            m.insert(
+                KEY_RELEASED_BY.into(),
+                Value::Array(i.released_by.iter().cloned().map(Value::String).collect()),
+            );
+        }
+    }
+    if let Some(rs) = &r.restart {
+        m.insert(
+            KEY_RESUMED.into(),
+            rs.resume.clone().unwrap_or(Value::Bool(true)),
+        );
+        if let Some(orig) = &rs.original_input {
+            m.insert(KEY_REPLACED_INPUT.into(), orig.clone());
+        }
+    }
+    if let Some(p) = &r.pending {
+        m.insert(
+            KEY_PENDING_OUTPUT.into(),
+            p.output.clone().unwrap_or(Value::Null),
+        );
+        if !p.content.is_empty() {
+            m.insert(
+                KEY_PENDING_CONTENT.into(),
+                Value::Array(p.content.iter().map(Part::to_json).collect()),
+            );
+        }
+        if let Some(pm) = &p.metadata {
+            m.insert(KEY_PENDING_METADATA.into(), Value::Object(pm.clone()));
+        }
+    }
+    (!m.is_empty()).then_some(m)
+}
+
+/// A tool response's body: name, reference, output and content parts.
+fn response_to_json(r: &ToolResponse) -> Value {
+    let mut resp = Map::new();
+    resp.insert("name".into(), Value::String(r.name.clone()));
+    if let Some(reference) = &r.reference {
+        resp.insert("ref".into(), Value::String(reference.clone()));
+    }
+    if let Some(output) = &r.output {
+        resp.insert("output".into(), output.clone());
+    }
+    if !r.content.is_empty() {
+        resp.insert(
+            "content".into(),
+            Value::Array(r.content.iter().map(Part::to_json).collect()),
+        );
+    }
+    Value::Object(resp)
+}
+
+fn media_from_json(value: Value) -> Result<Media, String> {
     let mut obj = object(value, "media")?;
     let content_type = opt_string(&mut obj, "contentType", "media")?;
     let url =
@@ -266,7 +276,7 @@ fn media_from_wire(value: Value) -> Result<Media, String> {
     })
 }
 
-fn request_from_wire(value: Value) -> Result<ToolRequest, String> {
+fn request_from_json(value: Value) -> Result<ToolRequest, String> {
     let mut obj = object(value, "toolRequest")?;
     let name = opt_string(&mut obj, "name", "toolRequest")?
         .ok_or_else(|| "toolRequest.name is required".to_owned())?;
@@ -282,7 +292,7 @@ fn request_from_wire(value: Value) -> Result<ToolRequest, String> {
     })
 }
 
-fn response_from_wire(value: Value) -> Result<ToolResponse, String> {
+fn response_from_json(value: Value) -> Result<ToolResponse, String> {
     let mut obj = object(value, "toolResponse")?;
     let name = opt_string(&mut obj, "name", "toolResponse")?
         .ok_or_else(|| "toolResponse.name is required".to_owned())?;
@@ -292,12 +302,12 @@ fn response_from_wire(value: Value) -> Result<ToolResponse, String> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items
             .into_iter()
-            .map(Part::from_wire)
+            .map(Part::from_json)
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(format!(
                 "toolResponse.content must be an array, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             ))
         }
     };
@@ -322,7 +332,7 @@ fn lift_request_state(
             Value::Object(o) => Ok(Some(o)),
             other => Err(format!(
                 "metadata.{key} must be true or a JSON object, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             )),
         }
     };
@@ -341,7 +351,7 @@ fn lift_request_state(
         Some(other) => {
             return Err(format!(
                 "metadata.releasedBy must be an array, got {}",
-                json_type(&other)
+                JsonType::of(&other).as_str()
             ))
         }
     };
@@ -366,7 +376,7 @@ fn lift_request_state(
         let content = match m.remove(KEY_PENDING_CONTENT) {
             Some(Value::Array(items)) => items
                 .into_iter()
-                .map(Part::from_wire)
+                .map(Part::from_json)
                 .collect::<Result<_, _>>()?,
             _ => Vec::new(),
         };
@@ -374,7 +384,7 @@ fn lift_request_state(
             Some(Value::Object(o)) => Some(o),
             _ => None,
         };
-        r.pending = Some(PendingOutput {
+        r.pending = Some(ToolOutput {
             output: (!output.is_null()).then_some(output),
             content,
             metadata,
@@ -387,14 +397,14 @@ fn lift_request_state(
 
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_wire().serialize(serializer)
+        self.to_json().serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for Part {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        Part::from_wire(value).map_err(D::Error::custom)
+        Part::from_json(value).map_err(D::Error::custom)
     }
 }
 
@@ -443,7 +453,7 @@ mod tests {
                     released_by: vec!["outer".into()],
                 }),
                 restart: None,
-                pending: Some(PendingOutput {
+                pending: Some(ToolOutput {
                     output: Some(json!(3)),
                     content: vec![Part::text("x")],
                     metadata: None,
