@@ -92,7 +92,13 @@ pub fn run(data: &[u8]) {
         + summary.fenced_arguments
         + summary.wrapped_arguments
         + summary.stringified_property
-        + summary.closing_markup;
+        + summary.closing_markup
+        + summary.call_in_text
+        + summary.parallel_wrapper
+        + summary.wrapped_call
+        + summary.stringified_value
+        + summary.enum_case;
+    // Every accepted call is clean or counts each recovery it took, one or more.
     assert!(kinds >= summary.accepted, "{summary:?}");
     let causes = summary.undecodable_arguments
         + summary.absent_or_mistyped
