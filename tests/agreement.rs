@@ -529,7 +529,8 @@ fn mcp_trials(slot: McpSlot) -> Vec<Trial> {
 
 /// The reference verdict of an MCP call: the schema-driven reference, but for an OpenAI
 /// argument text that is a JSON string. As an MCP `arguments` that string is read as a string
-/// `input` is (SUBMIT.md §11.6, §10.1), not as argument text encoded twice: its reference is
+/// `input` is (the parsing rules, "Where the arguments come from" in
+/// `submit-core/docs/parsing.md`), not as argument text encoded twice: its reference is
 /// `handle` on the Claude call carrying it.
 fn mcp_reference(case: &Case) -> Value {
     let text = match mcp::arguments(case.provider, &case.call) {
