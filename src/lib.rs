@@ -67,7 +67,7 @@
 pub use submit_core::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use submit_core::{
     Accepted, Arguments, BuildError, ErrorClass, GeminiSchema, Metadata, MetadataError,
-    MetadataErrors, MetadataKey, Options, Outcome, ParameterCause, Provider, Recovery,
+    MetadataErrors, MetadataKey, Options, Outcome, Overrides, ParameterCause, Provider, Recovery,
     RecoveryKind, Rejected, SubmitError, SubmitResult, SubmitTool, TextFormat, UnknownProvider,
 };
 pub use submit_core::{Call, CallRecord, CallShapeError, Incoming, StopReason, Trace};

@@ -15,7 +15,7 @@ use std::alloc::Layout;
 
 use serde::Deserialize;
 use serde_json::Value;
-use submit_core::{Arguments, Incoming, Options, Provider, StopReason, SubmitTool};
+use submit_core::{Arguments, Incoming, Options, Overrides, Provider, StopReason, SubmitTool};
 
 use answer::Source;
 pub use answer::Status;
@@ -42,27 +42,17 @@ struct ToolOptions {
 
 impl ToolOptions {
     fn into_options(self) -> Options {
-        let mut options = Options::new();
-        if let Some(name) = self.name {
-            options = options.tool_name(name);
-        }
-        if let Some(description) = self.description {
-            options = options.description(description);
-        }
-        if let Some(payload) = self.payload {
-            options = options.payload_field_name(payload);
-        }
-        if let Some(text) = self.payload_description {
-            options = options.payload_description(text);
-        }
-        if let Some(success) = self.success {
-            options = options.success_message(success);
-        }
-        options
-            .flat_payload(self.flat)
-            .omit_reasoning(self.omit_reasoning)
-            .omit_payload_fields(self.omit_fields)
-            .strict(self.strict)
+        Options::new().with_overrides(Overrides {
+            name: self.name,
+            description: self.description,
+            payload: self.payload,
+            payload_description: self.payload_description,
+            success: self.success,
+            flat: Some(self.flat),
+            omit_reasoning: Some(self.omit_reasoning),
+            omit_fields: Some(self.omit_fields),
+            strict: Some(self.strict),
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyType};
 use serde_json::Value;
-use submit_core::{BuildError as CoreBuildError, Metadata, MetadataErrors, Options};
+use submit_core::{BuildError as CoreBuildError, Metadata, MetadataErrors, Options, Overrides};
 
 use crate::convert::to_json;
 use crate::error::BuildError;
@@ -47,33 +47,19 @@ pub(crate) struct Keywords {
 }
 
 impl Keywords {
-    /// `options` with every keyword given set over it.
-    pub(crate) fn over(self, mut options: Options) -> Options {
-        if let Some(name) = self.name {
-            options = options.tool_name(name);
-        }
-        if let Some(description) = self.description {
-            options = options.description(description);
-        }
-        if let Some(payload) = self.payload {
-            options = options.payload_field_name(payload);
-        }
-        if let Some(text) = self.payload_description {
-            options = options.payload_description(text);
-        }
-        if let Some(success) = self.success {
-            options = options.success_message(success);
-        }
-        if let Some(flat) = self.flat {
-            options = options.flat_payload(flat);
-        }
-        if let Some(omit) = self.omit_reasoning {
-            options = options.omit_reasoning(omit);
-        }
-        if let Some(fields) = self.omit_fields {
-            options = options.omit_payload_fields(fields);
-        }
-        options
+    /// `options` with every keyword given set over it (the core's [`Overrides`]).
+    pub(crate) fn over(self, options: Options) -> Options {
+        options.with_overrides(Overrides {
+            name: self.name,
+            description: self.description,
+            payload: self.payload,
+            payload_description: self.payload_description,
+            success: self.success,
+            flat: self.flat,
+            omit_reasoning: self.omit_reasoning,
+            omit_fields: self.omit_fields,
+            strict: self.strict,
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use submit_core::{BuildError, GeminiSchema, Metadata, Options, Provider};
+use submit_core::{BuildError, GeminiSchema, Metadata, Options, Overrides, Provider};
 
 use crate::error::CliError;
 
@@ -391,30 +391,18 @@ impl ToolArgs {
                 return Err(CliError::EmptyValue);
             }
         }
-        if let Some(name) = &self.name {
-            options = options.tool_name(name.clone());
-        }
-        if let Some(description) = &self.description {
-            options = options.description(description.clone());
-        }
-        if let Some(payload) = &self.payload {
-            options = options.payload_field_name(payload.clone());
-        }
-        if let Some(text) = &self.payload_description {
-            options = options.payload_description(text.clone());
-        }
-        if let Some(text) = &self.success {
-            options = options.success_message(text.clone());
-        }
-        if self.flat {
-            options = options.flat_payload(true);
-        }
-        if self.omit_reasoning {
-            options = options.omit_reasoning(true);
-        }
-        if !self.omit_fields.is_empty() {
-            options = options.omit_payload_fields(self.omit_fields.iter().cloned());
-        }
+        // A flag not given leaves the tag's option; a switch given sets it.
+        options = options.with_overrides(Overrides {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            payload: self.payload.clone(),
+            payload_description: self.payload_description.clone(),
+            success: self.success.clone(),
+            flat: self.flat.then_some(true),
+            omit_reasoning: self.omit_reasoning.then_some(true),
+            omit_fields: (!self.omit_fields.is_empty()).then(|| self.omit_fields.clone()),
+            strict: None,
+        });
         if self.strict {
             if provider == Some(Provider::Gemini) {
                 return Err(CliError::GeminiStrict);

@@ -45,7 +45,7 @@ pub use metadata::{
     DEFAULT_PAYLOAD_DESCRIPTION, DEFAULT_PAYLOAD_FIELD, DEFAULT_SUCCESS_MESSAGE, DEFAULT_TOOL_NAME,
     REASONING_DESCRIPTION,
 };
-pub use options::{BuildError, GeminiSchema, Options};
+pub use options::{BuildError, GeminiSchema, Options, Overrides};
 pub use outcome::{Accepted, Outcome, Recovery, RecoveryKind, Rejected, TextFormat};
 pub use parse::parallel::{parallel_entries, ParallelEntry, PARALLEL_WRAPPER};
 pub use parse::{Arguments, JsonType};

@@ -265,6 +265,66 @@ impl Options {
         self
     }
 
+    /// Sets each option `overrides` gives over these, leaving the others: how a front end (the
+    /// command line's flags, a binding's keyword arguments) lays what its caller gave over a
+    /// tag or the defaults.
+    ///
+    /// ```
+    /// # extern crate submit_core as submit_result;
+    /// use submit_result::{Options, Overrides};
+    ///
+    /// let options = Options::from_tag("name=submit_plan,payload=plan,flat")?
+    ///     .with_overrides(Overrides {
+    ///         name: Some("submit_review".into()),
+    ///         flat: Some(false),
+    ///         ..Overrides::default()
+    ///     });
+    /// let tool = submit_result::SubmitTool::<serde_json::Value>::new(options)?;
+    /// assert_eq!((tool.name(), tool.payload_field(), tool.is_flat()), ("submit_review", "plan", false));
+    /// # Ok::<(), submit_result::BuildError>(())
+    /// ```
+    pub fn with_overrides(mut self, overrides: Overrides) -> Self {
+        let Overrides {
+            name,
+            description,
+            payload,
+            payload_description,
+            success,
+            flat,
+            omit_reasoning,
+            omit_fields,
+            strict,
+        } = overrides;
+        if let Some(name) = name {
+            self = self.tool_name(name);
+        }
+        if let Some(description) = description {
+            self = self.description(description);
+        }
+        if let Some(payload) = payload {
+            self = self.payload_field_name(payload);
+        }
+        if let Some(text) = payload_description {
+            self = self.payload_description(text);
+        }
+        if let Some(text) = success {
+            self = self.success_message(text);
+        }
+        if let Some(flat) = flat {
+            self = self.flat_payload(flat);
+        }
+        if let Some(omit) = omit_reasoning {
+            self = self.omit_reasoning(omit);
+        }
+        if let Some(fields) = omit_fields {
+            self = self.omit_payload_fields(fields);
+        }
+        if let Some(strict) = strict {
+            self = self.strict(strict);
+        }
+        self
+    }
+
     /// Picks the form of Gemini's parameter schema (default [`GeminiSchema::Legacy`]).
     pub fn gemini_schema(mut self, form: GeminiSchema) -> Self {
         self.gemini_schema = form;
@@ -350,4 +410,28 @@ pub enum BuildError {
     /// A JSON Schema document given for the payload that is not a valid schema.
     #[error("invalid payload JSON Schema: {0}")]
     InvalidSchema(String),
+}
+
+/// Options a front end's caller gave, each `None` when not given, laid over a tool's options by
+/// [`Options::with_overrides`]. The fields name the options as the command line's flags do.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// The tool's name ([`Options::tool_name`]).
+    pub name: Option<String>,
+    /// The tool's description ([`Options::description`]).
+    pub description: Option<String>,
+    /// The payload parameter's name ([`Options::payload_field_name`]).
+    pub payload: Option<String>,
+    /// The payload parameter's description ([`Options::payload_description`]).
+    pub payload_description: Option<String>,
+    /// The message of an accepted call's tool result ([`Options::success_message`]).
+    pub success: Option<String>,
+    /// Each payload property a parameter of its own ([`Options::flat_payload`]).
+    pub flat: Option<bool>,
+    /// No `reasoning` parameter ([`Options::omit_reasoning`]).
+    pub omit_reasoning: Option<bool>,
+    /// Payload fields left out of the schema ([`Options::omit_payload_fields`]).
+    pub omit_fields: Option<Vec<String>>,
+    /// Strict schema adherence ([`Options::strict`]).
+    pub strict: Option<bool>,
 }
