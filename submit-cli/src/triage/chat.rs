@@ -114,8 +114,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use serde_json::json;
     use submit_core::{Options, Provider};
 
@@ -135,37 +133,24 @@ mod tests {
     /// The corpus's vectors as Chat call lines: each one's arguments (or argument text, or
     /// wrapper) as a call of the tool the vectors are written for.
     fn corpus_lines() -> Vec<String> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../submit-core/tests/corpus");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| path.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 20, "{files:?}");
+        let vectors = submit_test_kit::corpus::vectors().unwrap();
+        assert!(vectors.len() >= 100, "{} vectors", vectors.len());
         let mut lines = Vec::new();
-        for file in files {
-            let vectors: Vec<Value> =
-                serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-            for vector in vectors {
-                let (name, text) = if let Some(arguments) = vector.get("arguments") {
-                    ("submit_result", arguments.to_string())
-                } else if let Some(text) = vector["arguments_text"].as_str() {
-                    ("submit_result", text.to_owned())
-                } else if let Some(wrapper) = vector.get("wrapper") {
-                    let text = wrapper
-                        .as_str()
-                        .map_or_else(|| wrapper.to_string(), str::to_owned);
-                    ("multi_tool_use.parallel", text)
-                } else {
-                    continue;
-                };
-                lines.push(
-                    json!({"id": "call_01", "type": "function",
-                           "function": {"name": name, "arguments": text}})
-                    .to_string(),
-                );
-            }
+        for vector in vectors {
+            let (name, text) = if let Some(arguments) = vector.get("arguments") {
+                ("submit_result", arguments.to_string())
+            } else if let Some(text) = vector["arguments_text"].as_str() {
+                ("submit_result", text.to_owned())
+            } else if let Some(wrapper) = vector.get("wrapper") {
+                let text = wrapper
+                    .as_str()
+                    .map_or_else(|| wrapper.to_string(), str::to_owned);
+                ("multi_tool_use.parallel", text)
+            } else {
+                continue;
+            };
+            let call = Provider::OpenAiChat.call(name, Some("call_01"), text.as_str());
+            lines.push(call.to_string());
         }
         lines
     }
